@@ -1,0 +1,304 @@
+/**
+ * `npm run bench:ingest`: edge gateways posting batches of readings to
+ * `POST /_ingest/pipelines/<id>/readings`, with the durable stream on, against
+ *   (a) every service in one process (in-process transporter; readings stream in the PostgreSQL log),
+ *   (b) api+auth+config and pipelines as two processes over NATS (readings stream in JetStream),
+ * and in the same run, per case, the baseline: `COPY` of as many rows straight into the same
+ * table (`pipelines.readings`) with `pg`, on one connection.
+ *
+ * Printed per case: readings/s accepted and stored, p50/p99 latency of a batch, the ratio to
+ * the baseline, and the loss check: the rows in the table equal the readings accepted, and every
+ * accepted batch became one stream message (the outbox drained).
+ *
+ * Env: BENCH_DURATION_S (15), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (8), BENCH_BATCH (1000),
+ * BENCH_GATEWAYS (4), BENCH_CASES (a,b). Needs the machine's PostgreSQL and NATS (and Redis for b).
+ */
+import http from "node:http";
+import os from "node:os";
+import { connect } from "nats";
+import { Client } from "pg";
+import { createTestDatabase, type TestDatabase } from "../test/helpers/db";
+import { startCluster, type Cluster } from "../test/helpers/cluster";
+import type { HttpClient } from "../test/helpers/node";
+import { copyFrom } from "./copy";
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
+const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? 4);
+const CASES = (process.env.BENCH_CASES ?? "a,b").split(",");
+const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+
+interface Gateway {
+  id: string;
+  key: string;
+  monitors: { id: string; tags: string[] }[];
+}
+
+interface CaseResult {
+  key: string;
+  label: string;
+  accepted: number;
+  measuredAccepted: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  stored: number;
+  batches: number;
+  published: number;
+  copyRate: number;
+}
+
+async function ok<T>(http: HttpClient, method: string, path: string, body: unknown): Promise<T> {
+  let res = await http<T>(method, path, { body });
+  // 503 while a process of the cluster has not yet learnt of the others (service discovery).
+  for (let i = 0; i < 50 && res.status === 503; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    res = await http<T>(method, path, { body });
+  }
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A site, a plant, a function, and per gateway four monitors of two tags each, registered as slaves. */
+async function seed(http: HttpClient): Promise<Gateway[]> {
+  const site = (await ok<{ id: string }>(http, "POST", "/_config/sites", {
+    site_name: "Bench site",
+    location: "Bench",
+    timezone: "UTC",
+    longitude: "0",
+    edge_firmware: {},
+  })).id;
+  const plant = (await ok<{ id: string }>(http, "POST", "/_config/plants", { plant_name: "Bench plant", site_id: site })).id;
+  const fn = (await ok<{ id: string }>(http, "POST", "/_config/functions", { function_name: "Bench line", plant_id: plant })).id;
+  const gateways: Gateway[] = [];
+  for (let g = 0; g < GATEWAYS; g++) {
+    const monitors: Gateway["monitors"] = [];
+    for (let m = 0; m < 4; m++) {
+      const name = `G${g} M${m}`;
+      const id = (await ok<{ id: string }>(http, "POST", "/_config/monitors", { monitor_name: name, monitor_type: "process-monitor", function_id: fn })).id;
+      const tags = ["pressure", "temperature"];
+      await ok(http, "PUT", `/_config/monitors/${id}`, {
+        monitor_name: name,
+        monitor_type: "process-monitor",
+        tags: tags.map((t) => ({ tag_id: t, tag_name: t, tag_desc: "", tag_unit: "", thresholds: {} })),
+        specs: {},
+        attributes: {},
+      });
+      monitors.push({ id, tags });
+    }
+    const created = await ok<{ id: string; ingest_key: string }>(http, "POST", "/_config/pipelines/edge-server", {
+      pipeline_name: `Bench gateway ${g}`,
+      function_id: fn,
+      data_type: "Process",
+      data_source: "Edge IOT Gateway",
+      data_source_subtype: "Modbus RTU",
+      settings: { mac_address: `02:be:0c:00:00:${g.toString(16).padStart(2, "0")}`, port: "/dev/ttyS0", stopbit: 1, bytesize: 8, parity: "N", baudrate: 19200, sampling_rate: 1 },
+      gateway_firmware: { current_version: "1.0.0" },
+      tags: [{ tag_name: "P", tag_desc: "", tag_unit: "bar", address: "40001", decode_bits: "16", decode_type: "float", scale: 1 }],
+      registration: monitors.map((m, i) => ({ monitor_id: m.id, slave_id: String(i + 1), registered_by_asset: false })),
+    });
+    gateways.push({ id: created.id, key: created.ingest_key, monitors });
+  }
+  return gateways;
+}
+
+/** One batch as a gateway sends it: every tag of every monitor, at successive instants. */
+function batchBody(g: Gateway, seq: number): string {
+  const readings = new Array(BATCH);
+  const pairs = g.monitors.flatMap((m) => m.tags.map((t) => [m.id, t] as const));
+  const t0 = Date.now() - 60_000;
+  for (let i = 0; i < BATCH; i++) {
+    const [monitor_id, tag_id] = pairs[i % pairs.length]!;
+    readings[i] = { monitor_id, tag_id, ts: t0 + Math.floor(i / pairs.length) * 10 + (seq % 1000), value: Math.round(Math.random() * 100000) / 100 };
+  }
+  return JSON.stringify({ readings });
+}
+
+function post(agent: http.Agent, url: URL, key: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const percentile = (sorted: number[], p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
+
+/** CONNECTIONS loops, each one gateway's stream of batches; the warm-up's batches count for the loss check only. */
+async function load(baseUrl: string, gateways: Gateway[]) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  let accepted = 0;
+  let measuredAccepted = 0;
+  let batches = 0;
+  let errors = 0;
+  const latencies: number[] = [];
+  const warmupEnd = Date.now() + WARMUP_S * 1000;
+  const end = warmupEnd + DURATION_S * 1000;
+  let seq = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, c) => {
+      const g = gateways[c % gateways.length]!;
+      const url = new URL(`${baseUrl}/_ingest/pipelines/${g.id}/readings`);
+      while (Date.now() < end) {
+        const body = batchBody(g, seq++);
+        const started = performance.now();
+        try {
+          const res = await post(agent, url, g.key, body);
+          const ms = performance.now() - started;
+          if (res.status !== 200) {
+            errors++;
+            continue;
+          }
+          const n = (JSON.parse(res.text) as { accepted: number }).accepted;
+          accepted += n;
+          batches++;
+          if (started + performance.timeOrigin >= warmupEnd) {
+            measuredAccepted += n;
+            latencies.push(ms);
+          }
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { accepted, measuredAccepted, batches, errors, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return check();
+}
+
+/** The baseline: `rows` readings COPYed into pipelines.readings on one connection, in COPYs of 100,000. */
+async function copyBaseline(db: Client, rows: number, gw: Gateway): Promise<number> {
+  const site = (await db.query(`SELECT site_id FROM pipelines.pipelines WHERE pipeline_id = $1`, [gw.id])).rows[0].site_id as string;
+  const per = 100_000;
+  const t0 = Date.now() - 60_000;
+  const started = performance.now();
+  let copied = 0;
+  for (let done = 0; done < rows; done += per) {
+    const n = Math.min(per, rows - done);
+    const batchId = crypto.randomUUID();
+    const chunks: Buffer[] = [];
+    let lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const m = gw.monitors[i % gw.monitors.length]!;
+      lines.push(`${new Date(t0 + i).toISOString()}\t${gw.id}\t${site}\t${m.id}\tpressure\t${(Math.random() * 1000).toFixed(2)}\t${batchId}\t${i}\n`);
+      if (lines.length === 1000) {
+        chunks.push(Buffer.from(lines.join("")));
+        lines = [];
+      }
+    }
+    if (lines.length) chunks.push(Buffer.from(lines.join("")));
+    copied += await copyFrom(db, `COPY pipelines.readings (ts, pipeline_id, site_id, monitor_id, tag_id, value, batch_id, idx) FROM STDIN`, chunks);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return copied / seconds;
+}
+
+async function runCase(key: string, label: string, processes: string[][], env: Record<string, string>, db: TestDatabase): Promise<CaseResult> {
+  process.stdout.write(`(${key}) ${label}: starting\n`);
+  const cluster: Cluster = await startCluster({ processes, env: { LOG_LEVEL: "warn", ...env }, databaseUrl: db.url });
+  const pg = new Client({ connectionString: db.url });
+  await pg.connect();
+  try {
+    // The cluster answers once config does; the pipelines process may still be starting.
+    await waitFor(async () => (await cluster.http("GET", "/_config/pipelines/_count?plant_id=00000000-0000-0000-0000-000000000000")).status === 200, 90_000);
+    const gateways = await seed(cluster.http);
+    process.stdout.write(`(${key}) ${GATEWAYS} gateways, ${CONNECTIONS} connections, batches of ${BATCH}: ${WARMUP_S} s warm-up + ${DURATION_S} s\n`);
+    const r = await load(cluster.baseUrl, gateways);
+    const ids = gateways.map((g) => g.id);
+    const stored = Number((await pg.query(`SELECT count(*) AS n FROM pipelines.readings WHERE pipeline_id = ANY($1::uuid[])`, [ids])).rows[0].n);
+    await waitFor(async () => Number((await pg.query(`SELECT count(*) AS n FROM pipelines.stream_outbox`)).rows[0].n) === 0, 60_000);
+    const published = await publishedCount(key, cluster.namespace, pg);
+    process.stdout.write(`(${key}) baseline: COPY of ${r.accepted} rows\n`);
+    const copyRate = await copyBaseline(pg, r.accepted, gateways[0]!);
+    const result = { key, label, ...r, seconds: DURATION_S, stored, published, copyRate };
+    process.stdout.write(`(${key}) ${Math.round(r.measuredAccepted / DURATION_S)} readings/s, p99 ${r.p99.toFixed(1)} ms; COPY ${Math.round(copyRate)} rows/s\n`);
+    return result;
+  } finally {
+    await pg.end();
+    await cluster.stop();
+  }
+}
+
+/** Messages the readings stream holds: the PostgreSQL log's rows, or JetStream's stream state. */
+async function publishedCount(key: string, namespace: string, pg: Client): Promise<number> {
+  if (key === "a") {
+    return Number((await pg.query(`SELECT count(*) AS n FROM streams.messages WHERE stream = $1`, [`${namespace}.readings`])).rows[0].n);
+  }
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const info = await jsm.streams.info(`${namespace}_readings`);
+    const n = info.state.messages;
+    await jsm.streams.delete(`${namespace}_readings`).catch(() => undefined);
+    await jsm.streams.delete(`${namespace}_readings_dlq`).catch(() => undefined);
+    await jsm.streams.delete(`${namespace}_waveforms`).catch(() => undefined);
+    await jsm.streams.delete(`${namespace}_waveforms_dlq`).catch(() => undefined);
+    return n;
+  } finally {
+    await nc.close();
+  }
+}
+
+function report(results: CaseResult[]): void {
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  console.log(`\nPOST /_ingest/pipelines/<id>/readings, batches of ${BATCH}, ${GATEWAYS} gateways, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up`);
+  console.log(`${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}\n`);
+  console.log("| case | readings/s accepted (= stored) | batch p50 ms | batch p99 ms | COPY baseline rows/s | ratio | lost | errors |");
+  console.log("|---|---:|---:|---:|---:|---:|---|---:|");
+  let failed = false;
+  for (const r of results) {
+    const rate = r.measuredAccepted / r.seconds;
+    const ratio = rate / r.copyRate;
+    const lost = r.stored !== r.accepted || r.published !== r.batches;
+    failed ||= lost || rate < 50_000 || ratio < 0.5 || r.errors > 0;
+    console.log(
+      `| (${r.key}) ${r.label} | ${Math.round(rate)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${Math.round(r.copyRate)} | ${ratio.toFixed(2)} | ${lost ? "YES" : "none"} (${r.stored}/${r.accepted} rows, ${r.published}/${r.batches} messages) | ${r.errors} |`,
+    );
+  }
+  console.log(`\ntargets: >= 50,000 readings/s, ratio >= 0.5, nothing lost, no errors: ${failed ? "MISSED" : "met"}`);
+}
+
+async function main(): Promise<void> {
+  const results: CaseResult[] = [];
+  for (const key of CASES) {
+    const db = await createTestDatabase("ims_bench");
+    try {
+      if (key === "a") {
+        // Empty TRANSPORTER and REDIS_URL mean unset: in-process calls, memory cacher, the PostgreSQL stream log.
+        results.push(await runCase("a", "all services, one process", [["api", "auth", "config", "pipelines"]], { TRANSPORTER: "", REDIS_URL: "" }, db));
+      } else if (key === "b") {
+        results.push(await runCase("b", "api+auth+config | pipelines, NATS + JetStream", [["api", "auth", "config"], ["pipelines"]], {}, db));
+      }
+    } finally {
+      await db.drop();
+    }
+  }
+  report(results);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+/** `npm start` / `npm run start:service`: one node with the services that SERVICES names (all by default). */
+import { readConfig } from "../lib/config";
+import { migrateOnly, startNode } from "../lib/runtime";
+
+async function main(): Promise<void> {
+  const cfg = readConfig();
+  if (cfg.migrateOnly) {
+    await migrateOnly(cfg);
+    process.exit(0);
+  }
+  const node = await startNode(cfg);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    node.broker.logger.info(`${signal} received, stopping`);
+    try {
+      await node.stop();
+      process.exit(0);
+    } catch (err) {
+      console.error(err);
+      process.exit(1);
+    }
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

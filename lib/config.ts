@@ -1,0 +1,150 @@
+/**
+ * Every setting of the service comes from the environment and is read here, once.
+ * The README's environment table lists the same names; keep the two in step.
+ */
+import path from "node:path";
+
+export interface AppConfig {
+  nodeEnv: string;
+  port: number;
+  namespace: string;
+  nodeId: string | undefined;
+  services: string[];
+  transporter: string | undefined;
+  databaseUrl: string | undefined;
+  embeddedPgPort: number;
+  dataDir: string;
+  redisUrl: string | undefined;
+  logLevel: string;
+  requestTimeoutMs: number;
+  adminUsername: string;
+  adminPassword: string | undefined;
+  authCacheTtlS: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  outboxDir: string;
+  monitorLicenseLimit: number | undefined;
+  latestEdgeFirmware: string;
+  latestGatewayFirmware: string;
+  bodyLimitBytes: number;
+  /** Twilio credentials and senders for SMS and WhatsApp; a medium without them is recorded as skipped. */
+  twilioAccountSid: string | undefined;
+  twilioAuthToken: string | undefined;
+  twilioSmsFrom: string | undefined;
+  twilioWhatsappFrom: string | undefined;
+  /** Tests only: the address of a local stand-in for Twilio's API. */
+  twilioApiBase: string | undefined;
+  /** Notebook files, one folder per user. */
+  notebooksDir: string;
+  /** The Python with nbclient and ipykernel; undefined: the notebooks service probes for one. */
+  notebookPython: string | undefined;
+  notebookRunTimeoutS: number;
+  notebookConcurrency: number;
+  /** Port of the /live, /ready and /metrics server; undefined: none (0: any free port, for tests). */
+  healthPort: number | undefined;
+  /** MIGRATE_ONLY=1: run the named services' migrations and exit (the Kubernetes migration Job). */
+  migrateOnly: boolean;
+  /** A pipeline action not acked by its gateway within this time fails and the pipeline goes to `error`. */
+  pipelineActionTimeoutMs: number;
+  /** Deliveries of one stream message before it goes to the dead-letter subject. */
+  streamMaxDeliveries: number;
+  /** How long a durable stream keeps a message (JetStream max_age; the in-process log likewise). */
+  streamMaxAgeS: number;
+}
+
+export const ALL_SERVICES = [
+  "api",
+  "auth",
+  "config",
+  "pipelines",
+  "alerting",
+  "notifier",
+  "notebooks",
+  "cm",
+  "ems",
+] as const;
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function optionalInt(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : int(env, name, 0, 0);
+}
+
+function str(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+export function readConfig(env: Env = process.env): AppConfig {
+  const dataDir = path.resolve(str(env, "DATA_DIR") ?? "./data");
+  const services = (str(env, "SERVICES") ?? ALL_SERVICES.join(","))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = services.filter((s) => !(ALL_SERVICES as readonly string[]).includes(s));
+  if (unknown.length) throw new Error(`SERVICES names unknown services: ${unknown.join(", ")}`);
+  const nodeEnv = str(env, "NODE_ENV") ?? "development";
+  const adminPassword = str(env, "ADMIN_PASSWORD");
+  if (nodeEnv === "production" && !adminPassword && services.includes("auth")) {
+    throw new Error("ADMIN_PASSWORD is required when NODE_ENV=production");
+  }
+  return {
+    nodeEnv,
+    port: int(env, "PORT", 3000),
+    namespace: str(env, "NAMESPACE") ?? "ims",
+    nodeId: str(env, "NODE_ID"),
+    services,
+    transporter: str(env, "TRANSPORTER"),
+    databaseUrl: str(env, "DATABASE_URL"),
+    embeddedPgPort: int(env, "EMBEDDED_PG_PORT", 5433, 1),
+    dataDir,
+    redisUrl: str(env, "REDIS_URL"),
+    logLevel: str(env, "LOG_LEVEL") ?? "info",
+    requestTimeoutMs: int(env, "REQUEST_TIMEOUT_MS", 10000, 100),
+    adminUsername: (str(env, "ADMIN_USERNAME") ?? "admin@localhost").toLowerCase(),
+    adminPassword,
+    authCacheTtlS: int(env, "AUTH_CACHE_TTL_S", 60, 0),
+    smtpUrl: str(env, "SMTP_URL"),
+    mailFrom: str(env, "MAIL_FROM") ?? "Industrial Monitoring <no-reply@localhost>",
+    outboxDir: path.resolve(str(env, "OUTBOX_DIR") ?? path.join(dataDir, "outbox")),
+    monitorLicenseLimit: optionalInt(env, "MONITOR_LICENSE_LIMIT"),
+    latestEdgeFirmware: str(env, "LATEST_EDGE_FIRMWARE") ?? "1.0.0",
+    latestGatewayFirmware: str(env, "LATEST_GATEWAY_FIRMWARE") ?? "1.0.0",
+    bodyLimitBytes: int(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
+    twilioAccountSid: str(env, "TWILIO_ACCOUNT_SID"),
+    twilioAuthToken: str(env, "TWILIO_AUTH_TOKEN"),
+    twilioSmsFrom: str(env, "TWILIO_SMS_FROM"),
+    twilioWhatsappFrom: str(env, "TWILIO_WHATSAPP_FROM"),
+    twilioApiBase: str(env, "TWILIO_API_BASE"),
+    notebooksDir: path.resolve(str(env, "NOTEBOOKS_DIR") ?? path.join(dataDir, "notebooks")),
+    notebookPython: str(env, "NOTEBOOK_PYTHON"),
+    notebookRunTimeoutS: int(env, "NOTEBOOK_RUN_TIMEOUT_S", 600, 1),
+    notebookConcurrency: int(env, "NOTEBOOK_CONCURRENCY", 2, 1),
+    healthPort: optionalInt(env, "HEALTH_PORT"),
+    migrateOnly: str(env, "MIGRATE_ONLY") === "1" || str(env, "MIGRATE_ONLY") === "true",
+    pipelineActionTimeoutMs: int(env, "PIPELINE_ACTION_TIMEOUT_MS", 60000, 100),
+    streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
+    streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),
+  };
+}
+
+let current: AppConfig | undefined;
+
+/** The process's configuration; tests replace it with `setConfig` before starting a broker. */
+export function config(): AppConfig {
+  current ??= readConfig();
+  return current;
+}
+
+export function setConfig(next: AppConfig): void {
+  current = next;
+}

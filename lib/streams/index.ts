@@ -1,0 +1,31 @@
+/** The stream adapter a node uses: JetStream when the transporter is NATS, else the PostgreSQL log. */
+import type { AppConfig } from "../config";
+import { JetStreamAdapter } from "./jetstream";
+import { PgStreamAdapter } from "./pg";
+import type { StreamAdapter, StreamSettings } from "./types";
+
+export * from "./types";
+export { Outbox, OUTBOX_SQL } from "./outbox";
+export { JetStreamAdapter, jetStreamNames } from "./jetstream";
+export { PgStreamAdapter } from "./pg";
+
+interface Logger {
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+}
+
+export function streamSettings(cfg: AppConfig): StreamSettings {
+  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS };
+}
+
+/** `nats://a:4222,nats://b:4222` (the transporter's own URL) or undefined for any other transporter. */
+export function natsServers(transporter: string | undefined): string | undefined {
+  return transporter && /^nats:\/\//i.test(transporter) ? transporter : undefined;
+}
+
+export function createStreamAdapter(cfg: AppConfig, logger: Logger): StreamAdapter {
+  const servers = natsServers(cfg.transporter);
+  if (servers) return new JetStreamAdapter(servers, streamSettings(cfg), logger);
+  if (!cfg.databaseUrl) throw new Error("the in-process stream adapter needs DATABASE_URL (or the embedded PostgreSQL)");
+  return new PgStreamAdapter(cfg.databaseUrl, streamSettings(cfg), logger);
+}

@@ -1,0 +1,122 @@
+/**
+ * The stream mixin: durable streams for facts that must not be lost (readings, waveforms, alert
+ * openings). One API over two adapters (lib/streams): NATS JetStream when TRANSPORTER is
+ * nats://…, a PostgreSQL log in the embedded default. Delivery is at least once, in order per
+ * stream, with explicit acks, redelivery with back-off and a dead-letter subject after
+ * STREAM_MAX_DELIVERIES failed deliveries.
+ *
+ * Consuming. Declare the streams a service reads under `streams`; each entry names the durable
+ * group (one per consuming service: every replica of the service shares it, so each message is
+ * handled by one of them), and a handler that receives the message's data. Returning acks the
+ * message; throwing gets it delivered again later. Handlers must be idempotent: after a crash or
+ * a timeout a message can come twice (readings carry stable ids: `readingId(batch, i)`).
+ *
+ *   import { StreamMixin } from "../../mixins/stream.mixin";
+ *   import type { ReadingBatch } from "../pipelines/streams";
+ *   export default {
+ *     name: "alerting",
+ *     mixins: [StreamMixin(), DbMixin({ schema: "alerting", migrations })],
+ *     streams: {
+ *       readings: {
+ *         group: "alerting",
+ *         async handler(this: AlertingThis, batch: ReadingBatch, message: StreamMessage) { ... },
+ *       },
+ *     },
+ *   };
+ *
+ * A consumer that was stopped resumes where its group stopped; a group seen for the first time
+ * starts at the oldest message the stream still holds (STREAM_MAX_AGE_S, default 7 days).
+ *
+ * Producing. `StreamMixin({ outbox: true })` and OUTBOX_SQL in the service's migrations: stage a
+ * message in the same transaction as the rows it announces, then `flush()`; a drainer publishes
+ * staged messages (also those a crash left behind) and deletes them once the stream stored them.
+ *
+ *   await this.db.transaction(async (tx) => {
+ *     await insertReadings(tx, rows);
+ *     await this.streams.stage(tx, "readings", batch.batch_id, batch);
+ *   });
+ *   this.streams.flush();
+ *
+ * List StreamMixin before DbMixin in `mixins`, so the database opens before and closes after it.
+ */
+import type { Service, ServiceSchema } from "moleculer";
+import type { DataSource, EntityManager } from "typeorm";
+import { config } from "../lib/config";
+import { createStreamAdapter, Outbox, type StreamAdapter, type StreamMessage, type Subscription } from "../lib/streams";
+
+export interface StreamConsumer<T = unknown> {
+  /** The durable consumer group: the consuming service's name. */
+  group: string;
+  /** Messages handled at once (default 1: in stream order). JetStream only; the PostgreSQL log delivers one at a time, in order. */
+  concurrency?: number;
+  /** How long one delivery may take before the stream offers it again (default 30 s). */
+  ackWaitMs?: number;
+  handler(this: Service, data: T, message: StreamMessage<T>): Promise<void> | void;
+}
+
+export type StreamConsumers = Record<string, StreamConsumer>;
+
+export interface StreamClient {
+  readonly adapter: StreamAdapter;
+  /** Writes a message into the outbox inside the caller's transaction (producers only). */
+  stage(tx: EntityManager, stream: string, id: string, data: unknown): Promise<void>;
+  /** Publishes what is staged now rather than at the next tick. */
+  flush(): void;
+  /** Resolves once nothing staged is left unpublished (tests, benchmarks). */
+  drained(): Promise<void>;
+}
+
+export interface StreamMixinOptions {
+  /** The service publishes through an outbox table (OUTBOX_SQL in its migrations). */
+  outbox?: boolean;
+  /** How often the drainer looks for staged messages it was not told about. */
+  drainIntervalMs?: number;
+}
+
+interface StreamLocals {
+  streams: StreamClient;
+  db?: DataSource;
+  streamSubscriptions: Subscription[];
+  streamOutbox?: Outbox;
+}
+
+export function StreamMixin(opts: StreamMixinOptions = {}): Partial<ServiceSchema> {
+  return {
+    async started(this: Service) {
+      const self = this as Service & StreamLocals;
+      const adapter = createStreamAdapter(config(), this.logger);
+      await adapter.start();
+      const outbox = opts.outbox ? new Outbox(() => self.db, adapter, this.logger) : undefined;
+      self.streamOutbox = outbox;
+      self.streams = {
+        adapter,
+        async stage(tx, stream, id, data) {
+          if (!outbox) throw new Error("StreamMixin({ outbox: true }) is needed to publish");
+          await outbox.stage(tx, stream, id, data);
+        },
+        flush: () => outbox?.kick(),
+        drained: async () => {
+          await outbox?.flush();
+        },
+      };
+      outbox?.start(opts.drainIntervalMs ?? 1000);
+      self.streamSubscriptions = [];
+      const consumers = ((this.schema as { streams?: StreamConsumers }).streams ?? {}) as StreamConsumers;
+      for (const [stream, consumer] of Object.entries(consumers)) {
+        const handler = consumer.handler.bind(this);
+        const sub = await adapter.subscribe(stream, consumer.group, (m: StreamMessage) => Promise.resolve(handler(m.data, m)), {
+          concurrency: consumer.concurrency,
+          ackWaitMs: consumer.ackWaitMs,
+        });
+        self.streamSubscriptions.push(sub);
+      }
+    },
+
+    async stopped(this: Service) {
+      const self = this as Service & Partial<StreamLocals>;
+      for (const sub of self.streamSubscriptions ?? []) await sub.close();
+      await self.streamOutbox?.stop();
+      await self.streams?.adapter.stop();
+    },
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * `npm run simulate -- --pipeline <id> --key <ingest key> [--url http://127.0.0.1:3000] [--rate 1]
+ *                     [--waveform-every 30] [--run]`
+ *
+ * Behaves as an edge gateway against the ingestion API: fetches its configuration with its key,
+ * sends heartbeats for its four components every 10 s, polls its actions every 2 s and acks
+ * them (a start makes it stream, a stop makes it stop), and while running sends `--rate`
+ * batches a second holding one reading of every tag of every monitor registered to it:
+ *   - process values: a level by unit, a slow drift (10-minute swing) and noise;
+ *   - energy monitors (`energy-monitor`, tags by unit): a rising kWh counter, kW around a
+ *     load profile, V near 400, A from kW and V;
+ *   - condition monitors: their tags as values, and every `--waveform-every` s a vibration
+ *     capture per axis (x, y, z) whose spectrum has a running-speed peak (the asset's
+ *     rotating_speed, else 1480 RPM) with harmonics, a bearing tone and noise.
+ * `--run` streams from the start without waiting for a start action.
+ */
+import { parseArgs } from "node:util";
+
+interface Args {
+  pipeline: string;
+  key: string;
+  url: string;
+  rate: number;
+  waveformEvery: number;
+  run: boolean;
+}
+
+interface MonitorConfig {
+  monitor_id: string;
+  monitor_name: string;
+  monitor_type: string;
+  asset_attributes: { rotating_speed?: number };
+  tags: { tag_id: string; tag_name: string; tag_unit: string }[];
+}
+
+interface GatewayConfig {
+  pipeline_id: string;
+  pipeline_name: string;
+  status: string;
+  monitors: MonitorConfig[];
+}
+
+function args(): Args {
+  const { values } = parseArgs({
+    options: {
+      pipeline: { type: "string" },
+      key: { type: "string" },
+      url: { type: "string", default: process.env.IMS_URL ?? "http://127.0.0.1:3000" },
+      rate: { type: "string", default: "1" },
+      "waveform-every": { type: "string", default: "30" },
+      run: { type: "boolean", default: false },
+    },
+  });
+  if (!values.pipeline || !values.key) {
+    console.error("usage: npm run simulate -- --pipeline <id> --key <ingest key> [--url http://127.0.0.1:3000] [--rate 1] [--waveform-every 30] [--run]");
+    process.exit(2);
+  }
+  const rate = Number(values.rate);
+  if (!(rate > 0)) throw new Error("--rate must be a positive number of batches a second");
+  return { pipeline: values.pipeline, key: values.key, url: values.url.replace(/\/$/, ""), rate, waveformEvery: Number(values["waveform-every"]), run: values.run };
+}
+
+const a = args();
+const base = `${a.url}/_ingest/pipelines/${a.pipeline}`;
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${a.key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const parsed = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return parsed as T;
+}
+
+const log = (msg: string) => console.log(`${new Date().toISOString()} ${msg}`);
+
+/** Standard normal noise (Box-Muller). */
+function gauss(): number {
+  return Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+}
+
+/** A plausible level for a process value by its unit. */
+function levelOf(unit: string): { level: number; spread: number } {
+  const u = unit.toLowerCase();
+  if (u === "bar") return { level: 4.5, spread: 0.4 };
+  if (u === "c" || u === "°c" || u === "degc") return { level: 62, spread: 4 };
+  if (u === "mm/s") return { level: 2.2, spread: 0.6 };
+  if (u === "g") return { level: 0.4, spread: 0.1 };
+  if (u.includes("m3/h") || u.includes("m³/h")) return { level: 120, spread: 10 };
+  if (u === "rpm") return { level: 1480, spread: 5 };
+  if (u === "%") return { level: 70, spread: 8 };
+  return { level: 50, spread: 5 };
+}
+
+const started = Date.now();
+const drift = (t: number, phase: number) => Math.sin((2 * Math.PI * (t - started)) / 600_000 + phase);
+const kwhCounters = new Map<string, number>();
+
+/** One value of a tag at time t (ms). */
+function valueOf(m: MonitorConfig, tag: MonitorConfig["tags"][number], t: number, dtS: number, phase: number): number {
+  if (m.monitor_type === "energy-monitor") {
+    const kw = 55 + 20 * drift(t, phase) + 2 * gauss();
+    const v = 400 + 3 * drift(t, phase + 1) + 0.5 * gauss();
+    switch (tag.tag_unit) {
+      case "kWh": {
+        const next = (kwhCounters.get(m.monitor_id) ?? 12000 + Math.random() * 1000) + (kw * dtS) / 3600;
+        kwhCounters.set(m.monitor_id, next);
+        return Math.round(next * 1000) / 1000;
+      }
+      case "kW":
+        return round(kw);
+      case "V":
+        return round(v);
+      case "A":
+        return round((kw * 1000) / (Math.sqrt(3) * v * 0.9));
+    }
+  }
+  const { level, spread } = levelOf(tag.tag_unit);
+  return round(level + spread * drift(t, phase) + (spread / 4) * gauss());
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+const SAMPLE_RATE = 2560;
+const SAMPLES = 4096;
+
+/** A vibration capture: running speed with 2x and 3x harmonics, a bearing tone, noise; amplitudes differ by axis. */
+function waveform(m: MonitorConfig, axis: "x" | "y" | "z"): number[] {
+  const rpm = Number(m.asset_attributes?.rotating_speed) || 1480;
+  const f0 = rpm / 60;
+  const gain = { x: 1, y: 0.8, z: 0.5 }[axis];
+  const out = new Array<number>(SAMPLES);
+  for (let i = 0; i < SAMPLES; i++) {
+    const t = i / SAMPLE_RATE;
+    out[i] = round(
+      gain *
+        (2.0 * Math.sin(2 * Math.PI * f0 * t) +
+          0.8 * Math.sin(2 * Math.PI * 2 * f0 * t + 0.3) +
+          0.35 * Math.sin(2 * Math.PI * 3 * f0 * t + 1.1) +
+          0.15 * Math.sin(2 * Math.PI * 5.43 * f0 * t) +
+          0.05 * gauss()),
+    );
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const config = await call<GatewayConfig>("GET", "");
+  let running = a.run || config.status === "running";
+  log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${running ? ", streaming" : ", waiting for a start action"}`);
+  for (const m of config.monitors) log(`  ${m.monitor_type} "${m.monitor_name}": ${m.tags.map((t) => `${t.tag_name} [${t.tag_unit}]`).join(", ") || "no tags"}`);
+  const phases = new Map(config.monitors.flatMap((m) => m.tags.map((t) => [`${m.monitor_id}/${t.tag_id}`, Math.random() * 2 * Math.PI] as const)));
+
+  let sent = 0;
+  let stopping = false;
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, work: () => Promise<void>) => {
+    const tick = () => void work().catch((err: unknown) => log(`error: ${(err as Error).message}`));
+    tick();
+    timers.push(setInterval(tick, ms));
+  };
+
+  every(10_000, async () => {
+    const ts = Date.now();
+    for (const component of ["gateway", "producer", "log_parser", "stasher"]) await call("POST", "/heartbeat", { component, ts });
+  });
+
+  every(2_000, async () => {
+    const actions = await call<{ action_id: string; action: "start" | "stop" }[]>("GET", "/actions");
+    for (const action of actions) {
+      running = action.action === "start";
+      await call("POST", `/actions/${action.action_id}`, { status: "completed" });
+      log(`action ${action.action} acknowledged: ${running ? "streaming" : "stopped"}`);
+    }
+  });
+
+  let last = Date.now();
+  every(1000 / a.rate, async () => {
+    if (!running) return;
+    const now = Date.now();
+    const dtS = (now - last) / 1000;
+    last = now;
+    const readings = config.monitors.flatMap((m) =>
+      m.tags.map((tag) => ({ monitor_id: m.monitor_id, tag_id: tag.tag_id, ts: now, value: valueOf(m, tag, now, dtS, phases.get(`${m.monitor_id}/${tag.tag_id}`) ?? 0) })),
+    );
+    if (readings.length === 0) return;
+    const res = await call<{ accepted: number; rejected: { index: number; reason: string }[] }>("POST", "/readings", { readings });
+    sent += res.accepted;
+    if (res.rejected.length) log(`rejected: ${JSON.stringify(res.rejected.slice(0, 3))}`);
+  });
+
+  if (a.waveformEvery > 0) {
+    every(a.waveformEvery * 1000, async () => {
+      if (!running) return;
+      for (const m of config.monitors.filter((x) => x.monitor_type === "condition-monitor")) {
+        const tag = m.tags.find((t) => /mm\/s|g$/i.test(t.tag_unit))?.tag_name ?? m.tags[0]?.tag_name ?? "vibration";
+        for (const axis of ["x", "y", "z"] as const) {
+          await call("POST", "/waveforms", { monitor_id: m.monitor_id, tag, axis, ts: Date.now(), sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
+        }
+      }
+    });
+  }
+
+  timers.push(setInterval(() => running && log(`${sent} readings accepted so far`), 30_000));
+
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    for (const t of timers) clearInterval(t);
+    log(`stopped; ${sent} readings accepted`);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((err: unknown) => {
+  console.error((err as Error).message);
+  process.exit(1);
+});

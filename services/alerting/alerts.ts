@@ -1,0 +1,86 @@
+/** Alerts as stored and as the API shows them (spec: Alert). Pure. */
+import { severityName, type SeverityName } from "./severity";
+import { isoWithOffset } from "./time";
+
+export interface AlertRow {
+  alert_id: string;
+  watcher_id: string;
+  watcher_name: string;
+  trigger_id: string;
+  trigger_name: string;
+  is_hidden: number;
+  function_id: string | null;
+  plant_id: string;
+  site_id: string;
+  asset_id: string | null;
+  asset: string;
+  monitor_id: string;
+  monitor: string;
+  tag: Record<string, string>;
+  type_of_data: string;
+  severity: number;
+  state: "active" | "closed";
+  start_ts: string | number;
+  end_ts: string | number | null;
+  note: string;
+}
+
+export interface AlertView {
+  _id: string;
+  asset: string;
+  duration: number;
+  start_time: string;
+  end_time: string | null;
+  monitor: string;
+  monitor_id: string;
+  note: string;
+  severity: SeverityName;
+  state: string;
+  tag: Record<string, string>;
+  trigger_id: string;
+  trigger_name: string;
+  type_of_data: string;
+  watcher_id: string;
+  watcher_name: string;
+}
+
+/** `duration` in seconds (contract): how long it held, or has held so far while active. */
+export function alertView(row: AlertRow, now = Date.now()): AlertView {
+  const start = Number(row.start_ts);
+  const end = row.end_ts === null ? null : Number(row.end_ts);
+  return {
+    _id: row.alert_id,
+    asset: row.asset,
+    duration: Math.max(0, Math.round(((end ?? now) - start) / 1000)),
+    start_time: isoWithOffset(start),
+    end_time: end === null ? null : isoWithOffset(end),
+    monitor: row.monitor,
+    monitor_id: row.monitor_id,
+    note: row.note,
+    severity: severityName(row.severity),
+    state: row.state,
+    tag: row.tag,
+    trigger_id: row.trigger_id,
+    trigger_name: row.trigger_name,
+    type_of_data: row.type_of_data,
+    watcher_id: row.watcher_id,
+    watcher_name: row.watcher_name,
+  };
+}
+
+/** The spec's `type_of_data` (a pipeline data type) from a monitor type, when no gateway says it. */
+export function typeOfData(gatewayDataType: string | null | undefined, monitorType: string | null | undefined): string {
+  if (gatewayDataType) return gatewayDataType;
+  switch (monitorType) {
+    case "condition-monitor":
+      return "Condition";
+    case "process-monitor":
+      return "Process";
+    case "energy-monitor":
+      return "Energy";
+    case "production-monitor":
+      return "Production";
+    default:
+      return "Others";
+  }
+}

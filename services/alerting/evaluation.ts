@@ -1,0 +1,364 @@
+/**
+ * Live evaluation of a batch of readings:
+ *
+ * 1. readings no newer than their series' clock (the newest timestamp taken) are late or
+ *    redelivered and are dropped;
+ * 2. fast path, no lock: the triggers the remaining series concern are read and the readings run
+ *    through the evaluator in timestamp order; when no trigger changes in what its state must keep
+ *    (threshold sides, hold, active alert), only the series clocks move: one more statement;
+ * 3. otherwise, in one transaction: the changing triggers are locked (FOR UPDATE, in key order so
+ *    replicas never deadlock) and evaluated again from their state as it now stands; states,
+ *    clocks, closing alerts, and opening alerts with their outbox rows are written (ON CONFLICT DO
+ *    NOTHING against the one-active-alert-per-trigger index).
+ *
+ * A batch delivered twice, or to two replicas at once, opens each alert exactly once: the state
+ * is read and written under the row lock, and the evaluator ignores a reading no newer than the
+ * last one its condition took.
+ */
+import { newId } from "../../lib/ids";
+import type { Sql } from "./repo";
+import { holdingConditions, step, type Reading, type TriggerRule, type TriggerState } from "./evaluator";
+import type { TriggerBody, WatcherRow } from "./watchers";
+import { severityName } from "./severity";
+import { isoWithOffset } from "./time";
+import { typeOfData } from "./alerts";
+import type { MonitorSummary } from "./lookups";
+
+export interface Transactional {
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+  /** The same as `query`, as a named prepared statement: planned once per connection (the hot path's read). */
+  prepared?(name: string, sql: string, params: unknown[]): Promise<unknown[]>;
+}
+
+/** What an opening needs to know of the world, asked of other services (cached there). */
+export interface Describer {
+  monitors(ids: string[]): Promise<MonitorSummary[]>;
+  gatewayDataType(gateway_id: string): Promise<string | null>;
+}
+
+/** The condition an alert names, with its names as they were when it opened. */
+export interface AlertCondition {
+  monitor_id: string;
+  monitor: string;
+  tag_id: string;
+  tag: string;
+  tag_unit: string;
+  comparison: string;
+  threshold: number;
+  value: number | null;
+}
+
+/** The payload handed to the notifier for an opened alert (the outbox row's `payload`). */
+export interface AlertOpened {
+  alert_id: string;
+  watcher_id: string;
+  watcher_name: string;
+  trigger_id: string;
+  trigger_name: string;
+  severity: string;
+  start_time: string;
+  start_ts: number;
+  site: string;
+  plant: string;
+  function: string;
+  asset: string;
+  monitor: string;
+  tag: string;
+  value: number | null;
+  threshold: number | null;
+  comparison: string;
+  unit: string;
+  conditions: AlertCondition[];
+  notifyTo: TriggerBody["notifyTo"];
+}
+
+export interface BatchOutcome {
+  evaluated: number;
+  opened: AlertOpened[];
+  closed: number;
+}
+
+interface LockedTrigger {
+  watcher_id: string;
+  trigger_id: string;
+  rule: TriggerRule;
+  state: TriggerState;
+}
+
+const seriesKey = (monitor_id: string, tag_id: string): string => `${monitor_id}\u0000${tag_id}`;
+
+function readingsOf(t: LockedTrigger, bySeries: Map<string, Reading[]>): Reading[] {
+  return [...new Set(t.rule.conditions.map((c) => seriesKey(c.monitor_id, c.tag_id)))].flatMap((k) => bySeries.get(k) ?? []);
+}
+
+/** What a state must keep: the sides of the thresholds and the hold; a reading's time alone is not. */
+const essence = (s: TriggerState): string => JSON.stringify([s.conditions.map((c) => c.holds), s.holdingSince, s.activeSince]);
+
+/**
+ * A trigger's readings of the batch, in timestamp order, through the evaluator. `significant`
+ * when the state changed in what it must keep; otherwise the state is not written (the series
+ * clocks still move, so a late reading is recognised as late all the same).
+ */
+function run(t: LockedTrigger, bySeries: Map<string, Reading[]>) {
+  let state = t.state;
+  const openings: { start: number; state: TriggerState }[] = [];
+  const closings: number[] = [];
+  for (const reading of readingsOf(t, bySeries).sort((a, b) => a.ts - b.ts)) {
+    const s = step(t.rule, state, reading);
+    if (!s.changed) continue;
+    state = s.state;
+    if (s.transition?.kind === "open") openings.push({ start: s.transition.start, state });
+    if (s.transition?.kind === "close") closings.push(s.transition.end);
+  }
+  const significant = openings.length > 0 || closings.length > 0 || essence(state) !== essence(t.state);
+  return { state, openings, closings, significant };
+}
+
+/** The newest timestamp of each series of a batch. */
+export interface SeriesClock {
+  monitor_id: string;
+  tag_id: string;
+  ts: number;
+}
+
+function newestOf(bySeries: Map<string, Reading[]>): SeriesClock[] {
+  return [...bySeries.values()].map((l) => ({ monitor_id: l[0].monitor_id, tag_id: l[0].tag_id, ts: Math.max(...l.map((r) => r.ts)) }));
+}
+
+/** Moves series clocks forward (never back), in the given transaction. */
+export async function advanceClocks(q: Sql, clocks: SeriesClock[]): Promise<void> {
+  if (clocks.length === 0) return;
+  await q.query(
+    `INSERT INTO series_clock (monitor_id, tag_id, ts) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+     ON CONFLICT (monitor_id, tag_id) DO UPDATE SET ts = GREATEST(series_clock.ts, EXCLUDED.ts)`,
+    [clocks.map((n) => n.monitor_id), clocks.map((n) => n.tag_id), clocks.map((n) => n.ts)],
+  );
+}
+
+/**
+ * Where a batch's series clocks go: with a transaction, written in it (a batch that changed a
+ * state); without, to a buffer the caller writes a little later. Losing the buffer in a crash is
+ * harmless: those batches changed no state, so evaluated again they change none either.
+ */
+export type ClockSink = (clocks: SeriesClock[], tx: Sql | null) => Promise<void> | void;
+
+export async function evaluateBatch(
+  db: Transactional,
+  readings: Reading[],
+  describe: Describer,
+  sink?: ClockSink,
+): Promise<BatchOutcome> {
+  const clocks: ClockSink = sink ?? ((c, tx) => advanceClocks(tx ?? db, c));
+  const outcome: BatchOutcome = { evaluated: 0, opened: [], closed: 0 };
+  const bySeries = new Map<string, Reading[]>();
+  for (const r of readings) {
+    const key = seriesKey(r.monitor_id, r.tag_id);
+    const list = bySeries.get(key);
+    if (list) list.push(r);
+    else bySeries.set(key, [r]);
+  }
+  if (bySeries.size === 0) return outcome;
+  const monitors = [...bySeries.values()].map((l) => l[0].monitor_id);
+  const tags = [...bySeries.values()].map((l) => l[0].tag_id);
+  // One round trip: the series' clocks and the triggers they concern, with rule and state.
+  const read = (sql: string, params: unknown[]) => (db.prepared ? db.prepared("alerting_batch_read", sql, params) : db.query(sql, params));
+  const rows = (await read(
+    `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(monitor_id, tag_id))
+     SELECT c.monitor_id, c.tag_id, c.ts, NULL::uuid AS watcher_id, NULL::text AS trigger_id, NULL::jsonb AS rule, NULL::jsonb AS state
+       FROM series_clock c JOIN s USING (monitor_id, tag_id)
+     UNION ALL
+     SELECT NULL, NULL, NULL, t.watcher_id, t.trigger_id, t.rule, t.state
+       FROM triggers t
+      WHERE (t.watcher_id, t.trigger_id) IN (SELECT x.watcher_id, x.trigger_id FROM trigger_series x JOIN s USING (monitor_id, tag_id))`,
+    [monitors, tags],
+  )) as (LockedTrigger & { monitor_id: string | null; tag_id: string | null; ts: string | null })[];
+  const seen: LockedTrigger[] = [];
+  for (const r of rows) {
+    if (r.watcher_id) {
+      seen.push({ watcher_id: r.watcher_id, trigger_id: r.trigger_id, rule: r.rule, state: r.state });
+      continue;
+    }
+    const key = seriesKey(r.monitor_id ?? "", r.tag_id ?? "");
+    const fresh = (bySeries.get(key) ?? []).filter((x) => x.ts > Number(r.ts));
+    if (fresh.length) bySeries.set(key, fresh);
+    else bySeries.delete(key);
+  }
+  if (bySeries.size === 0 || seen.length === 0) {
+    await clocks(newestOf(bySeries), null);
+    return outcome;
+  }
+  const significant = seen.filter((t) => run(t, bySeries).significant);
+  for (const t of seen) outcome.evaluated += readingsOf(t, bySeries).length;
+  if (significant.length === 0) {
+    await clocks(newestOf(bySeries), null);
+    return outcome;
+  }
+
+  return db.transaction(async (tx) => {
+    // Slow path: the triggers whose state would change, locked in key order (replicas never
+    // deadlock) and evaluated again from the state as it now stands.
+    const locked = (await tx.query(
+      `SELECT watcher_id, trigger_id, rule, state FROM triggers
+        WHERE (watcher_id, trigger_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
+        ORDER BY watcher_id, trigger_id FOR UPDATE`,
+      [significant.map((c) => c.watcher_id), significant.map((c) => c.trigger_id)],
+    )) as LockedTrigger[];
+
+    const changed: LockedTrigger[] = [];
+    const openings: { t: LockedTrigger; start: number; state: TriggerState }[] = [];
+    const closings: { t: LockedTrigger; end: number }[] = [];
+    for (const t of locked) {
+      const r = run(t, bySeries);
+      openings.push(...r.openings.map((o) => ({ t, ...o })));
+      closings.push(...r.closings.map((end) => ({ t, end })));
+      if (r.significant) changed.push({ ...t, state: r.state });
+    }
+    // The clocks move in the transaction that writes the states: a batch whose transaction
+    // failed is not taken for late when it comes again.
+    await clocks(newestOf(bySeries), tx);
+    if (changed.length === 0) return outcome;
+
+    await tx.query(
+      `UPDATE triggers t SET state = s.state
+         FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS s(watcher_id, trigger_id, state)
+        WHERE t.watcher_id = s.watcher_id AND t.trigger_id = s.trigger_id`,
+      [changed.map((c) => c.watcher_id), changed.map((c) => c.trigger_id), changed.map((c) => JSON.stringify(c.state))],
+    );
+
+    // Transitions in the order they happened per trigger: a close always precedes a later open.
+    const events = [
+      ...closings.map((c) => ({ kind: "close" as const, at: c.end, c })),
+      ...openings.map((o) => ({ kind: "open" as const, at: o.start, o })),
+    ].sort((a, b) => a.at - b.at || (a.kind === "close" ? -1 : 1));
+    const context = openings.length ? await openingContext(tx, openings.map((o) => o.t), describe) : null;
+    for (const e of events) {
+      if (e.kind === "close") {
+        const res = (await tx.query(
+          `UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
+            WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id`,
+          [e.c.t.watcher_id, e.c.t.trigger_id, e.c.end],
+        )) as [unknown[], number];
+        // TypeORM answers an UPDATE with [rows, affected].
+        outcome.closed += res[1] ?? 0;
+      } else if (context) {
+        const opened = await insertAlert(tx, e.o.t, e.o.start, e.o.state, context);
+        if (opened) outcome.opened.push(opened);
+      }
+    }
+    return outcome;
+  });
+}
+
+interface OpeningContext {
+  watchers: Map<string, WatcherRow>;
+  monitors: Map<string, MonitorSummary>;
+  dataTypes: Map<string, string | null>;
+}
+
+async function openingContext(tx: Sql, triggers: LockedTrigger[], describe: Describer): Promise<OpeningContext> {
+  const watcherIds = [...new Set(triggers.map((t) => t.watcher_id))];
+  const watchers = (await tx.query(`SELECT * FROM watchers WHERE watcher_id = ANY($1::uuid[])`, [watcherIds])) as WatcherRow[];
+  const monitorIds = [...new Set(triggers.flatMap((t) => t.rule.conditions.map((c) => c.monitor_id)))];
+  // An alert must open even when config cannot name its monitor right now: ids stand in for names.
+  const monitors = await describe.monitors(monitorIds).catch(() => [] as MonitorSummary[]);
+  const gateways = [...new Set(watchers.map((w) => w.gateway_id))];
+  const dataTypes = new Map<string, string | null>();
+  for (const g of gateways) dataTypes.set(g, await describe.gatewayDataType(g).catch(() => null));
+  return {
+    watchers: new Map(watchers.map((w) => [w.watcher_id, w])),
+    monitors: new Map(monitors.map((m) => [m.monitor_id, m])),
+    dataTypes,
+  };
+}
+
+async function insertAlert(tx: Sql, t: LockedTrigger, start: number, state: TriggerState, ctx: OpeningContext): Promise<AlertOpened | null> {
+  const w = ctx.watchers.get(t.watcher_id);
+  const trigger = w?.triggers.find((x) => x.id === t.trigger_id);
+  if (!w || !trigger) return null;
+  const holding = holdingConditions(t.rule, state);
+  const conditions: AlertCondition[] = holding.map(({ rule, value }) => {
+    const m = ctx.monitors.get(rule.monitor_id);
+    const tag = m?.tags.find((x) => x.tag_id === rule.tag_id);
+    return {
+      monitor_id: rule.monitor_id,
+      monitor: m?.monitor_name ?? rule.monitor_id,
+      tag_id: rule.tag_id,
+      tag: tag?.tag_name ?? rule.tag_id,
+      tag_unit: tag?.tag_unit ?? "",
+      comparison: rule.comparison,
+      threshold: rule.threshold,
+      value,
+    };
+  });
+  const first = conditions[0];
+  const monitor = first ? ctx.monitors.get(first.monitor_id) : undefined;
+  const alert_id = newId();
+  const tagMap = Object.fromEntries(conditions.map((c) => [c.tag_id, c.tag]));
+  const details = {
+    function_name: monitor?.function_name ?? "",
+    plant_name: monitor?.plant_name ?? "",
+    site_name: monitor?.site_name ?? "",
+    conditions,
+  };
+  const inserted = (await tx.query(
+    `INSERT INTO alerts (alert_id, watcher_id, watcher_name, trigger_id, trigger_name, is_hidden, function_id, plant_id, site_id,
+                         asset_id, asset, monitor_id, monitor, tag, type_of_data, severity, state, start_ts, end_ts, note, details, opened_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'active', $17, NULL, '', $18, $19)
+     ON CONFLICT DO NOTHING RETURNING alert_id`,
+    [
+      alert_id,
+      w.watcher_id,
+      w.watcher_name,
+      trigger.id,
+      trigger.name,
+      w.is_hidden,
+      // Alerts are listed by function: the monitor's own function, for a plant-wide gateway's watcher too.
+      monitor?.function_id ?? w.function_id,
+      w.plant_id,
+      w.site_id,
+      monitor?.asset_id ?? null,
+      monitor?.asset_name ?? "",
+      first?.monitor_id ?? "",
+      first?.monitor ?? "",
+      JSON.stringify(tagMap),
+      typeOfData(ctx.dataTypes.get(w.gateway_id), monitor?.monitor_type),
+      trigger.severity,
+      start,
+      JSON.stringify(details),
+      Date.now(),
+    ],
+  )) as unknown[];
+  if (!Array.isArray(inserted) || inserted.length === 0) return null;
+  const payload: AlertOpened = {
+    alert_id,
+    watcher_id: w.watcher_id,
+    watcher_name: w.watcher_name,
+    trigger_id: trigger.id,
+    trigger_name: trigger.name,
+    severity: severityName(trigger.severity),
+    start_time: isoWithOffset(start),
+    start_ts: start,
+    site: details.site_name,
+    plant: details.plant_name,
+    function: details.function_name,
+    asset: monitor?.asset_name ?? "",
+    monitor: first?.monitor ?? "",
+    tag: first?.tag ?? "",
+    value: first?.value ?? null,
+    threshold: first?.threshold ?? null,
+    comparison: first?.comparison ?? "",
+    unit: first?.tag_unit ?? "",
+    conditions,
+    notifyTo: trigger.notifyTo,
+  };
+  const wantsNotice = trigger.notifyTo.users.length > 0 && (trigger.notifyTo.email || trigger.notifyTo.sms || trigger.notifyTo.whatsapp);
+  if (wantsNotice) {
+    await tx.query(`INSERT INTO alert_outbox (alert_id, payload, next_attempt_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+      alert_id,
+      JSON.stringify(payload),
+      Date.now(),
+    ]);
+  }
+  return payload;
+}

@@ -1,0 +1,29 @@
+/** The spec's texts for the alerting service, word for word (interface-spec.md: Watchers, Alerts, Errors). */
+export const MSG = {
+  // Watchers (ops 1-6)
+  watcherCreated: (id: string) => `Successfully created watcher with ID ${id}.`,
+  watcherDeleted: (id: string) => `Successfully deleted watcher with ID ${id}.`,
+  watcherUpdated: (id: string) => `Successfully updated watcher with ID ${id}.`,
+  // The create and update texts differ in the spec; both are kept as written.
+  watcherExistsOnCreate: "Watcher already exists for a given Gateway",
+  watcherExistsOnUpdate: "Watcher already exists for given IoT Gateway",
+  noMedium: "Please provide at least one notification medium (SMS, Email, or WhatsApp) for the selected user(s).",
+  noUserOnCreate: "Select at least one user to notify",
+  noUserOnUpdate: "Please select at least one user to notify",
+  invalidWatcherId: "Invalid Watcher ID",
+  invalidFunctionId: "Invalid function_id",
+
+  // Alerts (ops 7-10)
+  functionDoesNotExist: "Function does not exist",
+  errorOccurred: "Error occurred",
+  noteAdded: "Note added",
+  somethingWentWrong: "Something went wrong",
+  // Not in the spec: an unknown alert id, phrased like the watcher's.
+  invalidAlertId: "Invalid Alert ID",
+
+  // Common
+  insufficientInputs: "Insufficient inputs",
+  excessInputs: "Excess inputs",
+  unauthorizedOperation: "Unauthorized operation",
+  invalidInput: (field: string) => `Invalid input: ${field}`,
+} as const;

@@ -1,0 +1,283 @@
+/**
+ * Watchers and their triggers (spec: Watcher, ops 1-6): the body's schema, the checks the spec
+ * names messages for, the rule a trigger compiles to, and the system triggers of a hidden watcher.
+ * Pure: no database, no bus.
+ */
+import type { ValidationSchema } from "fastest-validator";
+import { MAX_TEXT } from "../../lib/validation";
+import { parseDuration } from "./duration";
+import { COMPARISONS, type Comparison, type Relation, type TriggerRule } from "./evaluator";
+import { MSG } from "./messages";
+
+export interface NotifyTo {
+  email: boolean;
+  sms: boolean;
+  whatsapp: boolean;
+  users: string[];
+}
+
+export interface ConditionBody {
+  comparison: Comparison;
+  monitor_id: string;
+  tag_id: string;
+  threshold: string;
+}
+
+export interface TriggerBody {
+  id: string;
+  name: string;
+  minimum_duration: string;
+  condition?: ConditionBody[];
+  notifyTo: NotifyTo;
+  severity: number;
+  trigger_relation: Relation;
+}
+
+export interface WatcherBody {
+  watcher_name: string;
+  function_id: string;
+  plant_id: string;
+  site_id: string;
+  gateway_id: string;
+  is_enabled: 0 | 1;
+  triggers: TriggerBody[];
+}
+
+/** A watcher as stored (table `watchers`). */
+export interface WatcherRow {
+  watcher_id: string;
+  watcher_name: string;
+  function_id: string | null;
+  plant_id: string;
+  site_id: string;
+  gateway_id: string;
+  is_enabled: number;
+  is_hidden: number;
+  triggers: TriggerBody[];
+  created_at_time: string | number;
+  last_update_time: string | number;
+}
+
+/** A watcher as the API shows it (spec: Watcher). */
+export interface WatcherView {
+  watcher_id: string;
+  watcher_name: string;
+  function_id: string | null;
+  plant_id: string;
+  site_id: string;
+  gateway_id: string;
+  gateway_name: string;
+  is_enabled: number;
+  is_hidden: number;
+  created_at_time: number;
+  last_update_time: number;
+  latest_alert_date: number | null;
+  total_alerts: number;
+  triggers: TriggerBody[];
+}
+
+const text = { type: "string", max: MAX_TEXT } as const;
+const optional = { type: "any", optional: true } as const;
+
+const conditionSchema = {
+  type: "object",
+  strict: true,
+  props: {
+    comparison: { type: "enum", values: [...COMPARISONS] },
+    monitor_id: text,
+    tag_id: text,
+    // The spec's threshold is a string; a JSON number is taken as the same value.
+    threshold: [{ type: "string", max: 64 }, { type: "number" }],
+  },
+} as const;
+
+const triggerSchema = {
+  type: "object",
+  strict: true,
+  props: {
+    id: text,
+    name: text,
+    minimum_duration: { type: "string", max: 32 },
+    condition: { type: "array", optional: true, max: 50, items: conditionSchema },
+    notifyTo: {
+      type: "object",
+      strict: true,
+      props: {
+        email: "boolean",
+        sms: "boolean",
+        whatsapp: "boolean",
+        users: { type: "array", max: 200, items: { type: "string", max: 320 } },
+      },
+    },
+    severity: { type: "number", integer: true, min: 1, max: 1000 },
+    trigger_relation: { type: "enum", values: ["AND", "OR"] },
+  },
+} as const;
+
+/** The read-only watcher fields a client may send back as it read them; they are ignored. */
+const readOnly = {
+  watcher_id: optional,
+  gateway_name: optional,
+  created_at_time: optional,
+  last_update_time: optional,
+  latest_alert_date: optional,
+  total_alerts: optional,
+} as const;
+
+/** Query keys of ops 1 and 3 (the system variants). `is_hidden` is also a read-only body field. */
+const queryKeys = {
+  pipeline_id: { ...text, optional: true },
+  monitor_id: { ...text, optional: true },
+  is_hidden: { type: "enum", values: [0, 1, "0", "1"], optional: true },
+} as const;
+
+/** The full watcher body (create and update). */
+export const WATCHER_BODY: ValidationSchema = {
+  watcher_name: text,
+  function_id: text,
+  plant_id: text,
+  site_id: text,
+  gateway_id: text,
+  is_enabled: { type: "enum", values: [0, 1] },
+  triggers: { type: "array", max: 100, items: triggerSchema },
+  ...readOnly,
+  ...queryKeys,
+};
+
+/** What ops 1 and 3 accept before deciding which variant a request is: every key optional. */
+export const WATCHER_PARAMS: ValidationSchema = Object.fromEntries(
+  Object.entries(WATCHER_BODY).map(([k, rule]) => [k, Array.isArray(rule) ? rule.map((r) => ({ ...r, optional: true })) : { ...(rule as object), optional: true }]),
+);
+
+const BODY_KEYS = ["watcher_name", "function_id", "plant_id", "site_id", "gateway_id", "is_enabled", "triggers"];
+
+/** The no-body variant `?is_hidden=1&pipeline_id=…` (and `&monitor_id=…` on update). */
+export function isSystemVariant(params: Record<string, unknown>): boolean {
+  return String(params.is_hidden) === "1" && typeof params.pipeline_id === "string" && !BODY_KEYS.some((k) => k in params);
+}
+
+export const isHiddenFlag = (value: unknown): 0 | 1 => (String(value) === "1" ? 1 : 0);
+
+export interface CheckTexts {
+  noUser: string;
+  noMedium: string;
+}
+
+export const CREATE_TEXTS: CheckTexts = { noUser: MSG.noUserOnCreate, noMedium: MSG.noMedium };
+export const UPDATE_TEXTS: CheckTexts = { noUser: MSG.noUserOnUpdate, noMedium: MSG.noMedium };
+
+const isNumeric = (v: string): boolean => v.trim() !== "" && Number.isFinite(Number(v));
+
+/**
+ * The checks beyond the schema, in the order a user fixes a form: whom to notify and how, then
+ * the values a trigger compiles from. System (hidden) watchers notify nobody by design.
+ */
+export function checkTriggers(triggers: TriggerBody[], texts: CheckTexts, hidden: boolean): string | null {
+  const ids = new Set<string>();
+  for (const [i, t] of triggers.entries()) {
+    if (!hidden && t.notifyTo.users.length === 0) return texts.noUser;
+    if (!hidden && !t.notifyTo.email && !t.notifyTo.sms && !t.notifyTo.whatsapp) return texts.noMedium;
+    if (ids.has(t.id)) return MSG.invalidInput(`triggers[${i}].id`);
+    ids.add(t.id);
+    if (parseDuration(t.minimum_duration) === null) return MSG.invalidInput(`triggers[${i}].minimum_duration`);
+    for (const [j, c] of (t.condition ?? []).entries()) {
+      if (!isNumeric(String(c.threshold))) return MSG.invalidInput(`triggers[${i}].condition[${j}].threshold`);
+    }
+  }
+  return null;
+}
+
+/** Stored as the spec shows it: thresholds as strings, users without duplicates. */
+export function normalizeTriggers(triggers: TriggerBody[]): TriggerBody[] {
+  return triggers.map((t) => ({
+    id: t.id,
+    name: t.name,
+    minimum_duration: t.minimum_duration.trim(),
+    ...(t.condition ? { condition: t.condition.map((c) => ({ ...c, threshold: String(c.threshold).trim() })) } : {}),
+    notifyTo: { email: t.notifyTo.email, sms: t.notifyTo.sms, whatsapp: t.notifyTo.whatsapp, users: [...new Set(t.notifyTo.users)] },
+    severity: t.severity,
+    trigger_relation: t.trigger_relation,
+  }));
+}
+
+export function compileRule(t: TriggerBody): TriggerRule {
+  return {
+    conditions: (t.condition ?? []).map((c) => ({
+      monitor_id: c.monitor_id,
+      tag_id: c.tag_id,
+      comparison: c.comparison,
+      threshold: Number(c.threshold),
+    })),
+    relation: t.trigger_relation,
+    minimumMs: parseDuration(t.minimum_duration) ?? 0,
+  };
+}
+
+export function watcherView(row: WatcherRow, gatewayName: string, stats: { total: number; latest: number | null }): WatcherView {
+  return {
+    watcher_id: row.watcher_id,
+    watcher_name: row.watcher_name,
+    function_id: row.function_id,
+    plant_id: row.plant_id,
+    site_id: row.site_id,
+    gateway_id: row.gateway_id,
+    gateway_name: gatewayName,
+    is_enabled: Number(row.is_enabled),
+    is_hidden: Number(row.is_hidden),
+    created_at_time: Number(row.created_at_time),
+    last_update_time: Number(row.last_update_time),
+    latest_alert_date: stats.latest,
+    total_alerts: stats.total,
+    triggers: row.triggers,
+  };
+}
+
+/** What the system watcher needs of a monitor (from `config.monitors.resolve`). */
+export interface MonitorThresholds {
+  monitor_id: string;
+  monitor_name: string;
+  tags: { tag_id: string; tag_name: string; thresholds?: Record<string, unknown> | null }[];
+}
+
+const LEVELS = [
+  { key: "operational", severity: 3 },
+  { key: "caution", severity: 2 },
+  { key: "warning", severity: 1 },
+] as const;
+
+/**
+ * The hidden watcher of a condition gateway: one trigger per band of each monitor tag's
+ * thresholds, the same bands as the CM colours (contract: at `operational` yellow, `caution`
+ * orange, `warning` red). Bands do not overlap, so an excursion has one alert at a time and
+ * escalating closes the lower band's alert and opens the higher one. Nobody is notified.
+ */
+export function systemTriggers(monitors: MonitorThresholds[]): TriggerBody[] {
+  const triggers: TriggerBody[] = [];
+  for (const m of monitors) {
+    for (const tag of m.tags) {
+      const levels = LEVELS.map((l) => ({ ...l, value: Number(tag.thresholds?.[l.key]) }))
+        .filter((l) => tag.thresholds?.[l.key] !== undefined && tag.thresholds?.[l.key] !== "" && Number.isFinite(l.value))
+        .sort((a, b) => a.value - b.value);
+      levels.forEach((l, i) => {
+        const upper = levels[i + 1];
+        const condition: ConditionBody[] = [{ comparison: ">=", monitor_id: m.monitor_id, tag_id: tag.tag_id, threshold: String(l.value) }];
+        if (upper) condition.push({ comparison: "<", monitor_id: m.monitor_id, tag_id: tag.tag_id, threshold: String(upper.value) });
+        triggers.push({
+          id: `${m.monitor_id}:${tag.tag_id}:${l.key}`,
+          name: `${m.monitor_name} ${tag.tag_name} ${l.key}`,
+          minimum_duration: "0s",
+          condition,
+          notifyTo: { email: false, sms: false, whatsapp: false, users: [] },
+          severity: l.severity,
+          trigger_relation: "AND",
+        });
+      });
+    }
+  }
+  return triggers;
+}
+
+/** The monitors a watcher's conditions name. */
+export function monitorIdsOf(triggers: TriggerBody[]): string[] {
+  return [...new Set(triggers.flatMap((t) => (t.condition ?? []).map((c) => c.monitor_id)))];
+}

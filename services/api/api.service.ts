@@ -1,0 +1,136 @@
+/**
+ * The API gateway: the spec's routes (routes.ts), HTTP Basic authentication, module access,
+ * JSON bodies, and the one place where errors become the `{error: {status, message}}` envelope.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import ApiGateway from "moleculer-web";
+import { hasModule, type Principal } from "../../lib/access";
+import { config } from "../../lib/config";
+import { DomainError } from "../../lib/errors";
+import {
+  acceptableRequestId,
+  hasForbiddenKey,
+  parseBasic,
+  parseBearer,
+  readJsonBody,
+  sendEnvelope,
+  toEnvelope,
+} from "./http";
+import { serveDocument } from "./openapi";
+import { methodsAt, orderedOperations, type Operation } from "./routes";
+
+type GatewayRequest = IncomingMessage & {
+  body?: unknown;
+  query?: Record<string, unknown>;
+  parsedUrl?: string;
+  $alias?: Operation;
+  $ctx?: Context;
+};
+
+export interface GatewayMeta {
+  user?: Principal | null;
+  ingestKey?: string;
+  $responseHeaders?: Record<string, string>;
+}
+
+function deniedMessage(op: Operation, user: Principal): string {
+  switch (op.denied) {
+    case "configuration":
+      return "You do not have access to this module";
+    case "users":
+      return "Unauthorized access";
+    default:
+      return `Unauthorized access to module by ${user.user_type}`;
+  }
+}
+
+const aliases = Object.fromEntries(
+  orderedOperations().map(({ method, path, ...rest }) => [`${method} ${path}`, rest]),
+);
+
+const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record<string, unknown>> = {
+  name: "api",
+  mixins: [ApiGateway],
+
+  settings: {
+    port: 3000,
+    ip: "0.0.0.0",
+    log4XXResponses: false,
+    logRouteRegistration: "debug",
+    logRequest: "debug",
+    logResponse: "debug",
+    rootCallOptions(options: { requestID?: string }, req: IncomingMessage, res: ServerResponse) {
+      options.requestID = acceptableRequestId(req.headers["x-request-id"]) ?? randomUUID();
+      res.setHeader("X-Request-Id", options.requestID);
+    },
+    routes: [
+      {
+        path: "/",
+        mappingPolicy: "restrict",
+        autoAliases: false,
+        mergeParams: true,
+        bodyParsers: false,
+        authentication: true,
+        authorization: true,
+        logging: false,
+        aliases,
+        use: [
+          async function guard(req: GatewayRequest, res: ServerResponse, next: (err?: unknown) => void) {
+            try {
+              const url = req.parsedUrl ?? "/";
+              if ((req.method === "GET" || req.method === "HEAD") && serveDocument(url, res)) return;
+              const methods = methodsAt(url);
+              if (methods.length === 0) throw new DomainError(404, "Not found");
+              if (!methods.includes(req.method as Operation["method"])) {
+                res.setHeader("Allow", methods.join(", "));
+                throw new DomainError(405, "This method is not allowed");
+              }
+              if (hasForbiddenKey(req.query)) throw new DomainError(400, "Invalid request body");
+              const limit = url.startsWith("/_ingest/") ? config().bodyLimitBytes * 8 : config().bodyLimitBytes;
+              req.body = await readJsonBody(req, limit);
+              next();
+            } catch (err) {
+              next(err);
+            }
+          },
+        ],
+        onError(req: GatewayRequest, res: ServerResponse, err: unknown) {
+          sendEnvelope(res, toEnvelope(err));
+        },
+      },
+    ],
+    onError(req: GatewayRequest, res: ServerResponse, err: unknown) {
+      sendEnvelope(res, toEnvelope(err));
+    },
+  },
+
+  created() {
+    // Read at creation, not at import, so a test can choose the port before starting a broker.
+    this.settings.port = config().port;
+  },
+
+  methods: {
+    async authenticate(ctx: Context<unknown, GatewayMeta>, _route: unknown, req: GatewayRequest, _res: unknown, alias: Operation) {
+      if (alias.auth === "none") return null;
+      if (alias.auth === "ingest") {
+        const key = parseBearer(req.headers.authorization);
+        if (!key) throw new DomainError(401, "Invalid ingest key");
+        ctx.meta.ingestKey = key;
+        return null;
+      }
+      const credentials = parseBasic(req.headers.authorization);
+      if (!credentials) throw new DomainError(401, "Invalid credentials");
+      return ctx.call<Principal, typeof credentials>("auth.authenticate", credentials);
+    },
+
+    authorize(ctx: Context<unknown, GatewayMeta>, _route: unknown, _req: GatewayRequest, _res: unknown, alias: Operation) {
+      const user = ctx.meta.user;
+      if (alias.auth !== "basic" || !alias.module || !user) return;
+      if (!hasModule(user, alias.module)) throw new DomainError(401, deniedMessage(alias, user));
+    },
+  },
+};
+
+export default ApiService;

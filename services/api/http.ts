@@ -1,0 +1,149 @@
+/**
+ * The gateway's HTTP edges: reading a JSON body, the error envelope, credentials from headers.
+ * Pure functions over node's req/res so they are tested without a broker.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DomainError, httpStatusOf } from "../../lib/errors";
+
+export interface Envelope {
+  error: { status: number; message: string };
+}
+
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** JSON.parse that refuses keys which could reach an object's prototype once merged. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let poisoned = false;
+  const value: unknown = JSON.parse(text, (key, v) => {
+    if (FORBIDDEN_KEYS.has(key)) poisoned = true;
+    return v;
+  });
+  if (poisoned || value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new DomainError(400, "Invalid request body");
+  }
+  return value as Record<string, unknown>;
+}
+
+export function hasForbiddenKey(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) return true;
+    if (hasForbiddenKey((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+const isJson = (contentType: string | undefined): boolean =>
+  !!contentType && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType.trim());
+
+function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on("data", (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new DomainError(413, "Payload too large"));
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on("error", (err) => {
+      if (!failed) reject(err);
+    });
+  });
+}
+
+/** Reads the body of any method (some GET and DELETE operations of the spec take one). */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  const raw = await readRaw(req, limit);
+  const text = raw.toString("utf8");
+  if (text.trim() === "") return {};
+  if (!isJson(req.headers["content-type"])) throw new DomainError(400, "Invalid content type");
+  try {
+    return parseJsonObject(text);
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new DomainError(400, "Invalid request body");
+  }
+}
+
+/** Errors that Moleculer and moleculer-web raise themselves, by their type. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
+  NOT_FOUND: { status: 404, message: "Not found" },
+  SERVICE_NOT_FOUND: { status: 503, message: "Service unavailable" },
+  SERVICE_NOT_AVAILABLE: { status: 503, message: "Service unavailable" },
+  SERVICE_UNAVAILABLE: { status: 503, message: "Service unavailable" },
+  REQUEST_TIMEOUT: { status: 504, message: "Service timed out" },
+  REQUEST_REJECTED: { status: 503, message: "Service unavailable" },
+  // This node's own transporter is down: the service behind it is unreachable, as far as the caller can tell.
+  BAD_GATEWAY: { status: 503, message: "Service unavailable" },
+  QUEUE_FULL: { status: 503, message: "Service unavailable" },
+  RATE_LIMIT_EXCEEDED: { status: 429, message: "Too many requests" },
+  PAYLOAD_TOO_LARGE: { status: 413, message: "Payload too large" },
+};
+
+/** The envelope for any error: a domain error as it stands, anything else without its details. */
+export function toEnvelope(err: unknown, faultMessage = "Internal error"): Envelope {
+  const e = err as { name?: string; type?: string; code?: unknown; message?: string };
+  if (e?.type === "DOMAIN_ERROR" || err instanceof DomainError) {
+    const status = httpStatusOf(e.code);
+    return { error: { status, message: status === 500 && !e.message ? faultMessage : (e.message ?? faultMessage) } };
+  }
+  const known = e?.type ? FRAMEWORK_ERRORS[e.type] : undefined;
+  if (known) return { error: { ...known } };
+  // moleculer-web raises these two without a type: an alias whose action has no live node, and its rate limiter.
+  if (e?.name === "ServiceNotFoundError" || e?.name === "ServiceNotAvailableError" || e?.name === "ServiceUnavailableError") {
+    return { error: { status: 503, message: "Service unavailable" } };
+  }
+  if (e?.name === "RateLimitExceeded") return { error: { status: 429, message: "Too many requests" } };
+  if (e?.name === "RequestTimeoutError") return { error: { status: 504, message: "Service timed out" } };
+  return { error: { status: 500, message: faultMessage } };
+}
+
+export function sendEnvelope(res: ServerResponse, envelope: Envelope, httpStatus = envelope.error.status): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(envelope);
+  res.statusCode = httpStatus;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.end(body);
+}
+
+export interface BasicCredentials {
+  username: string;
+  password: string;
+}
+
+/** `Authorization: Basic base64(username:password)`; null when absent or malformed. */
+export function parseBasic(header: string | undefined): BasicCredentials | null {
+  if (!header) return null;
+  const m = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!m || !m[1]) return null;
+  const decoded = Buffer.from(m[1], "base64").toString("utf8");
+  const sep = decoded.indexOf(":");
+  if (sep <= 0) return null;
+  return { username: decoded.slice(0, sep), password: decoded.slice(sep + 1) };
+}
+
+export function parseBearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+const REQUEST_ID_RE = /^[\w.:-]{1,128}$/;
+
+export function acceptableRequestId(value: unknown): string | undefined {
+  return typeof value === "string" && REQUEST_ID_RE.test(value) ? value : undefined;
+}

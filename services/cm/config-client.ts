@@ -1,0 +1,101 @@
+/**
+ * What cm asks the config service (its internal actions, cached there), typed by what cm reads.
+ * Calls made for a user carry `ctx.meta.user`, so config's lists answer within the caller's scope.
+ */
+import type { CallingOptions } from "moleculer";
+import { inScope, scopeOf, type Principal } from "../../lib/access";
+import { isId } from "../../lib/ids";
+import type { Thresholds } from "./status";
+
+export interface Caller {
+  call<T, P>(action: string, params?: P, opts?: CallingOptions): Promise<T>;
+}
+
+export interface MonitorTagInfo {
+  tag_id: string;
+  tag_name: string;
+  tag_desc?: string;
+  tag_unit?: string;
+  thresholds?: Thresholds | null;
+}
+
+/** `config.monitors.resolve` item. */
+export interface ResolvedMonitor {
+  monitor_id: string;
+  monitor_name: string;
+  monitor_type: string;
+  function_id: string;
+  function_name: string;
+  asset_id: string | null;
+  asset_name: string | null;
+  plant_id: string;
+  plant_name: string;
+  site_id: string;
+  site_name: string;
+  timezone: string;
+  specs: Record<string, unknown> | null;
+  attributes: Record<string, unknown> | null;
+  asset_attributes: Record<string, unknown> | null;
+  tags: MonitorTagInfo[];
+}
+
+/** `config.assets.resolve`. */
+export interface ResolvedAsset {
+  asset_id: string;
+  asset_name: string;
+  asset_category: string;
+  is_critical: string;
+  attributes: Record<string, unknown> | null;
+  function_id: string;
+  function_name: string;
+  plant_id: string;
+  site_id: string;
+}
+
+/** `config.functions.resolve`. */
+export interface ResolvedFunction {
+  function_id: string;
+  function_name: string;
+  plant_id: string;
+  plant_name: string;
+  site_id: string;
+  site_name: string;
+  timezone: string;
+}
+
+export async function resolveMonitors(caller: Caller, ids: string[]): Promise<Map<string, ResolvedMonitor>> {
+  const wanted = [...new Set(ids.filter(isId))];
+  if (wanted.length === 0) return new Map();
+  const rows = await caller.call<ResolvedMonitor[], { monitor_ids: string[] }>("config.monitors.resolve", { monitor_ids: wanted });
+  return new Map((rows ?? []).map((m) => [m.monitor_id, m]));
+}
+
+/** A monitor the user may see, or undefined: out of scope answers like missing. */
+export async function visibleMonitor(caller: Caller, user: Principal, id: string): Promise<ResolvedMonitor | undefined> {
+  if (!isId(id)) return undefined;
+  const m = (await resolveMonitors(caller, [id])).get(id);
+  return m && inScope(scopeOf(user), m) ? m : undefined;
+}
+
+export async function visibleAsset(caller: Caller, user: Principal, id: string): Promise<ResolvedAsset | undefined> {
+  if (!isId(id)) return undefined;
+  const a = await caller.call<ResolvedAsset | null, { asset_id: string }>("config.assets.resolve", { asset_id: id });
+  return a && inScope(scopeOf(user), a) ? a : undefined;
+}
+
+export async function visibleFunction(caller: Caller, user: Principal, id: string): Promise<ResolvedFunction | undefined> {
+  if (!isId(id)) return undefined;
+  const f = await caller.call<ResolvedFunction | null, { function_id: string }>("config.functions.resolve", { function_id: id });
+  return f && inScope(scopeOf(user), f) ? f : undefined;
+}
+
+/** Ids of the monitors config lists under a filter (op 21's action, in the caller's scope). */
+export async function listMonitorIds(caller: Caller, filter: { asset_id?: string; function_id?: string }): Promise<string[]> {
+  const rows = await caller.call<{ monitor_id: string }[], typeof filter>("config.monitors.list", filter);
+  return (rows ?? []).map((r) => r.monitor_id);
+}
+
+/** Assets of a function (op 15's action, in the caller's scope). */
+export async function listAssets(caller: Caller, function_id: string): Promise<{ asset_id: string; asset_name: string }[]> {
+  return (await caller.call<{ asset_id: string; asset_name: string }[], { function_id: string }>("config.assets.list", { function_id })) ?? [];
+}

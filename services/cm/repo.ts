@@ -1,0 +1,143 @@
+/** cm's queries on its own schema. */
+import type { DataSource, EntityManager } from "typeorm";
+import type { Peak } from "./peaks";
+
+type Db = DataSource | EntityManager;
+
+export interface SpectrumRow {
+  monitor_id: string;
+  tag: string;
+  axis: string;
+  ts: number;
+  sample_rate_hz: number;
+  samples: number;
+  df: number;
+  amplitudes: Buffer;
+  peaks: Peak[];
+}
+
+interface SpectrumDbRow extends Omit<SpectrumRow, "ts"> {
+  ts: string;
+}
+
+const toSpectrum = (r: SpectrumDbRow): SpectrumRow => ({ ...r, ts: Number(r.ts) });
+
+/** A capture is stored once: a redelivered waveform finds its row and changes nothing. */
+export async function insertSpectrum(db: Db, s: SpectrumRow): Promise<boolean> {
+  const rows: unknown[] = await db.query(
+    `INSERT INTO spectra (monitor_id, tag, axis, ts, sample_rate_hz, samples, df, amplitudes, peaks, created_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+     ON CONFLICT DO NOTHING RETURNING 1`,
+    [s.monitor_id, s.tag, s.axis, s.ts, s.sample_rate_hz, s.samples, s.df, s.amplitudes, JSON.stringify(s.peaks), Date.now()],
+  );
+  return rows.length > 0;
+}
+
+export async function spectrumAt(db: Db, monitor_id: string, tag: string, axis: string, ts: number): Promise<SpectrumRow | undefined> {
+  const rows: SpectrumDbRow[] = await db.query(
+    `SELECT * FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts = $4`,
+    [monitor_id, tag, axis, ts],
+  );
+  return rows[0] ? toSpectrum(rows[0]) : undefined;
+}
+
+export async function spectrumTimestamps(db: Db, monitor_id: string): Promise<number[]> {
+  const rows: { ts: string }[] = await db.query(`SELECT DISTINCT ts FROM spectra WHERE monitor_id = $1 ORDER BY ts`, [monitor_id]);
+  return rows.map((r) => Number(r.ts));
+}
+
+/** The latest spectrum of each (tag, axis) of the monitors, without the bins. */
+export async function latestSpectra(db: Db, monitor_ids: string[]): Promise<Omit<SpectrumRow, "amplitudes">[]> {
+  if (monitor_ids.length === 0) return [];
+  const rows: SpectrumDbRow[] = await db.query(
+    `SELECT DISTINCT ON (monitor_id, tag, axis) monitor_id, tag, axis, ts, sample_rate_hz, samples, df, peaks
+       FROM spectra WHERE monitor_id = ANY($1::uuid[])
+      ORDER BY monitor_id, tag, axis, ts DESC`,
+    [monitor_ids],
+  );
+  return rows.map(toSpectrum);
+}
+
+export interface LatestValue {
+  monitor_id: string;
+  tag_id: string;
+  ts: number;
+  value: number;
+  asset_id: string | null;
+}
+
+/** Keeps the newest value per tag; an older or redelivered reading changes nothing. */
+export async function upsertLatest(db: Db, values: LatestValue[]): Promise<void> {
+  if (values.length === 0) return;
+  await db.query(
+    `INSERT INTO latest_values (monitor_id, tag_id, ts, value, asset_id)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[], $5::uuid[])
+     ON CONFLICT (monitor_id, tag_id) DO UPDATE
+       SET ts = excluded.ts, value = excluded.value, asset_id = excluded.asset_id
+       WHERE excluded.ts > latest_values.ts`,
+    [
+      values.map((v) => v.monitor_id),
+      values.map((v) => v.tag_id),
+      values.map((v) => v.ts),
+      values.map((v) => v.value),
+      values.map((v) => v.asset_id),
+    ],
+  );
+}
+
+type LatestDbRow = Omit<LatestValue, "ts"> & { ts: string };
+const toLatest = (r: LatestDbRow): LatestValue => ({ ...r, ts: Number(r.ts) });
+
+export async function latestOfMonitors(db: Db, monitor_ids: string[]): Promise<LatestValue[]> {
+  if (monitor_ids.length === 0) return [];
+  const rows: LatestDbRow[] = await db.query(`SELECT * FROM latest_values WHERE monitor_id = ANY($1::uuid[])`, [monitor_ids]);
+  return rows.map(toLatest);
+}
+
+export async function latestOfAsset(db: Db, asset_id: string): Promise<LatestValue[]> {
+  const rows: LatestDbRow[] = await db.query(`SELECT * FROM latest_values WHERE asset_id = $1`, [asset_id]);
+  return rows.map(toLatest);
+}
+
+export async function moveMonitor(db: Db, monitor_id: string, asset_id: string | null): Promise<void> {
+  await db.query(`UPDATE latest_values SET asset_id = $2 WHERE monitor_id = $1`, [monitor_id, asset_id]);
+}
+
+export async function forgetMonitor(db: Db, monitor_id: string): Promise<void> {
+  await db.query(`DELETE FROM latest_values WHERE monitor_id = $1`, [monitor_id]);
+  await db.query(`DELETE FROM spectra WHERE monitor_id = $1`, [monitor_id]);
+}
+
+export interface EventRow {
+  event_id: string;
+  asset_id: string;
+  event_start: number;
+  event_severity: number;
+  event_status: string;
+  event_label: string;
+  event_assignee: string;
+}
+
+export async function openEventOf(db: Db, asset_id: string): Promise<EventRow | undefined> {
+  const rows: (Omit<EventRow, "event_start"> & { event_start: string })[] = await db.query(
+    `SELECT event_id, asset_id, event_start, event_severity, event_status, event_label, event_assignee
+       FROM events WHERE asset_id = $1 AND closed_at IS NULL`,
+    [asset_id],
+  );
+  return rows[0] ? { ...rows[0], event_start: Number(rows[0].event_start) } : undefined;
+}
+
+/** Opens the asset's event unless one is open; an open one is raised to the worse severity (1 is worst). */
+export async function openOrEscalate(db: Db, e: EventRow): Promise<void> {
+  await db.query(
+    `INSERT INTO events (event_id, asset_id, event_start, event_severity, event_status, event_label, event_assignee)
+     VALUES ($1,$2,$3,$4,$5,$6,$7)
+     ON CONFLICT (asset_id) WHERE closed_at IS NULL
+       DO UPDATE SET event_severity = LEAST(events.event_severity, excluded.event_severity)`,
+    [e.event_id, e.asset_id, e.event_start, e.event_severity, e.event_status, e.event_label, e.event_assignee],
+  );
+}
+
+export async function closeEvent(db: Db, asset_id: string, at: number): Promise<void> {
+  await db.query(`UPDATE events SET closed_at = $2 WHERE asset_id = $1 AND closed_at IS NULL`, [asset_id, at]);
+}

@@ -1,0 +1,150 @@
+/**
+ * The shapes of the /_cm operations, built from cm's rows and config's names. Pure.
+ */
+import type { MonitorTagInfo, ResolvedMonitor } from "./config-client";
+import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
+import { fundamentalFrequency, type Peak } from "./peaks";
+import type { EventRow, LatestValue, SpectrumRow } from "./repo";
+import { colorOf, statusOf, type AssetStatus, type Color } from "./status";
+
+/** Frequencies to the µHz and amplitudes to float32's 7 significant digits: what the data holds, without binary noise. */
+const freqOf = (hz: number): number => Math.round(hz * 1e6) / 1e6;
+const valueOf = (v: number): number => Number(v.toPrecision(7));
+
+export function spectrumView(amplitudes: ArrayLike<number>, df: number, peaks: Peak[]) {
+  const flagged = new Set(peaks.map((p) => p.bin));
+  const out = new Array<{ freq: number; tag_value: number; peak: boolean }>(amplitudes.length);
+  for (let k = 0; k < amplitudes.length; k++) {
+    out[k] = { freq: freqOf(k * df), tag_value: valueOf(amplitudes[k]), peak: flagged.has(k) };
+  }
+  return out;
+}
+
+export function peaksView(peaks: Peak[], fundamental: number) {
+  return peaks.map((p) => ({ freq: freqOf(p.freq), tag_value: valueOf(p.amplitude), fundamental_freq: freqOf(fundamental) }));
+}
+
+/** The asset's `rotating_speed` (RPM) when it is a positive number (or numeric text). */
+export function rotatingSpeedOf(monitor: Pick<ResolvedMonitor, "asset_attributes">): number | undefined {
+  const raw = monitor.asset_attributes?.rotating_speed;
+  const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+export interface MonitorDiagnosis {
+  monitor_name: string;
+  summary: string;
+  Timestamp: string;
+  faults: Fault[];
+}
+
+/** Fault summary of a monitor from the latest spectrum of each of its (tag, axis). */
+export function diagnoseMonitor(
+  monitor: ResolvedMonitor,
+  spectra: Omit<SpectrumRow, "amplitudes">[],
+): MonitorDiagnosis | undefined {
+  if (spectra.length === 0) return undefined;
+  const rpm = rotatingSpeedOf(monitor);
+  const bearing = bearingGeometryOf(monitor.specs);
+  const lines: string[] = [];
+  const faults: Fault[] = [];
+  const sorted = [...spectra].sort((a, b) => a.tag.localeCompare(b.tag) || a.axis.localeCompare(b.axis));
+  for (const s of sorted) {
+    const f1 = fundamentalFrequency(s.peaks, rpm);
+    const found = diagnose({ peaks: s.peaks, fundamental: f1, df: s.df, maxFreq: s.sample_rate_hz / 2, bearing });
+    faults.push(...found);
+    for (const line of summaryLines(found, s.peaks, f1)) lines.push(sorted.length > 1 ? `[${s.tag} ${s.axis}] ${line}` : line);
+  }
+  const latest = Math.max(...spectra.map((s) => s.ts));
+  return { monitor_name: monitor.monitor_name, summary: lines.join("\n"), Timestamp: new Date(latest).toISOString(), faults };
+}
+
+export interface TagReading {
+  tag: MonitorTagInfo;
+  value: LatestValue | undefined;
+  color: Color;
+}
+
+export function tagReadings(monitor: ResolvedMonitor, latest: LatestValue[], window?: { from?: number; to?: number }): TagReading[] {
+  const byTag = new Map(latest.filter((v) => v.monitor_id === monitor.monitor_id).map((v) => [v.tag_id, v]));
+  return (monitor.tags ?? []).map((tag) => {
+    let value = byTag.get(tag.tag_id);
+    if (value && window && ((window.from !== undefined && value.ts < window.from) || (window.to !== undefined && value.ts > window.to))) {
+      value = undefined;
+    }
+    return { tag, value, color: colorOf(value?.value, tag.thresholds) };
+  });
+}
+
+const latestTs = (readings: TagReading[]): number | null => {
+  const ts = readings.map((r) => r.value?.ts).filter((t): t is number => t !== undefined);
+  return ts.length ? Math.max(...ts) : null;
+};
+
+/** Op 71: `{timestamp, <tag_name>: value}`. */
+export function monitorValuesView(monitor: ResolvedMonitor, latest: LatestValue[]) {
+  const readings = tagReadings(monitor, latest);
+  const out: Record<string, number | null> = { timestamp: latestTs(readings) };
+  for (const r of readings) out[r.tag.tag_name] = r.value ? r.value.value : null;
+  return out;
+}
+
+/** Op 72 item: `{monitor_id, monitor_name, timestamp, <tag_name>: {value, color}}`. */
+export function monitorColorsView(monitor: ResolvedMonitor, latest: LatestValue[], window?: { from?: number; to?: number }) {
+  const readings = tagReadings(monitor, latest, window);
+  const out: Record<string, unknown> = {
+    monitor_id: monitor.monitor_id,
+    monitor_name: monitor.monitor_name,
+    timestamp: latestTs(readings),
+  };
+  for (const r of readings) out[r.tag.tag_name] = { value: r.value ? r.value.value : null, color: r.color };
+  return out;
+}
+
+export interface AssetEvaluation {
+  status: AssetStatus;
+  /** The reading that sets the status, for the event's start and label. */
+  cause?: { monitor_name: string; tag_name: string; color: Color; ts: number };
+}
+
+const RANK: Record<Color, number> = { red: 3, orange: 2, yellow: 1, green: 0, grey: 0 };
+
+/** Status of an asset from its monitors' latest values against their tags' thresholds. */
+export function evaluateAsset(monitors: ResolvedMonitor[], latest: LatestValue[]): AssetEvaluation {
+  const all = monitors.flatMap((m) => tagReadings(m, latest).map((r) => ({ m, r })));
+  const status = statusOf(all.map(({ r }) => r.color));
+  if (status === "normal") return { status };
+  const worst = all
+    .filter(({ r }) => r.value)
+    .sort((a, b) => RANK[b.r.color] - RANK[a.r.color] || (b.r.value?.ts ?? 0) - (a.r.value?.ts ?? 0))[0];
+  return {
+    status,
+    cause: { monitor_name: worst.m.monitor_name, tag_name: worst.r.tag.tag_name, color: worst.r.color, ts: worst.r.value?.ts ?? 0 },
+  };
+}
+
+export function eventLabel(cause: NonNullable<AssetEvaluation["cause"]>): string {
+  const limit = cause.color === "red" ? "warning" : "caution";
+  return `${cause.monitor_name} ${cause.tag_name} above ${limit} threshold`;
+}
+
+/** Op 73: event fields are empty strings, and asset_status too, when the asset has no open event. */
+export function assetView(
+  asset: { asset_id: string; asset_name: string },
+  status: AssetStatus,
+  event: EventRow | undefined,
+  faults: string[],
+) {
+  return {
+    asset_id: asset.asset_id,
+    asset_name: asset.asset_name,
+    asset_status: event ? status : "",
+    asset_faults: faults,
+    event_id: event?.event_id ?? "",
+    event_start: event ? event.event_start : "",
+    event_severity: event ? event.event_severity : "",
+    event_status: event?.event_status ?? "",
+    event_label: event?.event_label ?? "",
+    event_assignee: event?.event_assignee ?? "",
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * What an operation of the config service works with: the database, the caller and its scope,
+ * the read cache, change announcements and the pipelines service's counts. The service builds
+ * one per request (config.service.ts, method `use`), so the entity modules stay free of Moleculer.
+ */
+import type { DataSource } from "typeorm";
+import type { Principal, Scope } from "../../lib/access";
+import { DomainError } from "../../lib/errors";
+import type { ConfigChange, ConfigEntity, ConfigEvents } from "./events";
+import { MSG } from "./messages";
+import { scopeParams } from "./rules";
+
+export interface PlantActivity {
+  pipelines: number;
+  events: number;
+}
+
+export interface ConfigContext {
+  db: DataSource;
+  user: Principal;
+  scope: Scope;
+  /** The scope as SQL parameters [site, plant] (rules.scopeParams). */
+  scopeIds: [string | null, string | null];
+  /** A read through the cacher; every change makes all earlier entries unreachable. */
+  cached<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** After a committed write: invalidates the cache, then emits `config.<entity>.<change>`. */
+  changed<E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEvents[E]): Promise<void>;
+  /** Sets the X-Total-Count response header of a list. */
+  setTotal(total: number): void;
+  /** Pipelines and events of a plant, from the pipelines service (zero while it is not deployed). */
+  plantActivity(plant_id: string): Promise<PlantActivity>;
+}
+
+export function contextFor(
+  base: Omit<ConfigContext, "user" | "scope" | "scopeIds">,
+  user: Principal,
+  scope: Scope,
+): ConfigContext {
+  return { ...base, user, scope, scopeIds: scopeParams(scope) };
+}
+
+/** 403 unless the caller's user type may write this kind of record (contract: may write). */
+export function requireWrite(allowed: boolean): void {
+  if (!allowed) throw new DomainError(403, MSG.unauthorizedOperation);
+}
+
+/** True when a PostgreSQL error is a foreign key violation: a parent went away, or a child came, meanwhile. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } };
+  return (e?.code ?? e?.driverError?.code) === "23503";
+}
+
+/** TypeORM answers an UPDATE or DELETE with [rows, rowCount]: the rows its RETURNING clause named. */
+export function returned<T>(result: unknown): T[] {
+  return (result as [T[], number])[0];
+}
+
+export interface Page {
+  limit?: number;
+  offset?: number;
+}
+
+/** The contract's optional paging of lists: the total goes in X-Total-Count, the page in the body. */
+export function paged<T>(c: ConfigContext, rows: T[], page: Page): T[] {
+  c.setTotal(rows.length);
+  const offset = page.offset ?? 0;
+  return page.limit === undefined && offset === 0 ? rows : rows.slice(offset, offset + (page.limit ?? rows.length));
+}

@@ -1,0 +1,175 @@
+/** Functions (ops 23-27): a plant's functions, which hold its assets and monitors. */
+import { mayWrite } from "../../lib/access";
+import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { isId, newId } from "../../lib/ids";
+import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
+import type { FunctionEvent } from "./events";
+import { MSG } from "./messages";
+import { findPlant } from "./plants";
+import { functionDeleteRefusal } from "./rules";
+
+export interface FunctionRow {
+  function_id: string;
+  function_name: string;
+  plant_id: string;
+  plant_name: string;
+  site_id: string;
+  site_name: string;
+  timezone: string;
+}
+
+const FUNCTION_SELECT = `SELECT f.function_id, f.function_name, p.plant_id, p.plant_name, s.site_id, s.site_name, s.timezone
+                           FROM functions f JOIN plants p ON p.plant_id = f.plant_id JOIN sites s ON s.site_id = p.site_id`;
+
+const eventOf = (f: Pick<FunctionRow, "function_id" | "function_name" | "plant_id" | "site_id">): FunctionEvent => ({
+  function_id: f.function_id,
+  function_name: f.function_name,
+  plant_id: f.plant_id,
+  site_id: f.site_id,
+});
+
+/** A function with its plant and site, by id, without regard to the caller (internal resolve). */
+export async function resolveFunction(c: ConfigContext, function_id: string): Promise<FunctionRow | null> {
+  if (!isId(function_id)) return null;
+  return c.cached(`function:${function_id}`, async () => {
+    const rows: FunctionRow[] = await c.db.query(`${FUNCTION_SELECT} WHERE f.function_id = $1`, [function_id]);
+    return rows[0] ?? null;
+  });
+}
+
+/** A function, if the caller may see it. */
+export async function findFunction(c: ConfigContext, function_id: string): Promise<FunctionRow | null> {
+  const row = await resolveFunction(c, function_id);
+  const [site, plant] = c.scopeIds;
+  if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
+  return row;
+}
+
+/** Op 23: site_id, when given, must be the plant's site. */
+export async function createFunction(
+  c: ConfigContext,
+  p: { function_name: string; plant_id: string; site_id?: string },
+): Promise<{ id: string }> {
+  requireWrite(mayWrite(c.user, "function"));
+  const plant = await findPlant(c, p.plant_id);
+  if (!plant || (p.site_id !== undefined && p.site_id !== plant.site_id)) {
+    throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+  }
+  const id = newId();
+  try {
+    await c.db.query(`INSERT INTO functions (function_id, function_name, plant_id, created_at) VALUES ($1,$2,$3,$4)`, [
+      id,
+      p.function_name,
+      plant.plant_id,
+      Date.now(),
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err, "functions_name_key")) throw new DomainError(400, MSG.functionExists(p.function_name));
+    if (isForeignKeyViolation(err)) {
+      throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+    }
+    throw err;
+  }
+  await c.changed("function", "created", eventOf({ function_id: id, function_name: p.function_name, ...plant }));
+  return { id };
+}
+
+async function attached(c: ConfigContext, function_id: string): Promise<{ monitors: number; assets: number }> {
+  const [row]: { monitors: number; assets: number }[] = await c.db.query(
+    `SELECT (SELECT count(*) FROM monitors WHERE function_id = $1)::int AS monitors,
+            (SELECT count(*) FROM assets WHERE function_id = $1)::int AS assets`,
+    [function_id],
+  );
+  return row;
+}
+
+/** Op 24: refused while monitors and/or assets are attached; the foreign keys settle a race. */
+export async function removeFunction(c: ConfigContext, function_id: string): Promise<string> {
+  requireWrite(mayWrite(c.user, "function"));
+  const fn = await findFunction(c, function_id);
+  if (!fn) throw new DomainError(400, MSG.invalidFunctionId(function_id));
+  const before = await attached(c, fn.function_id);
+  const refusal = functionDeleteRefusal(before.monitors, before.assets);
+  if (refusal) throw new DomainError(400, refusal);
+  try {
+    await c.db.query(`DELETE FROM functions WHERE function_id = $1`, [fn.function_id]);
+  } catch (err) {
+    if (isForeignKeyViolation(err)) {
+      const now = await attached(c, fn.function_id);
+      throw new DomainError(400, functionDeleteRefusal(now.monitors, now.assets) ?? MSG.functionHasAssets);
+    }
+    throw err;
+  }
+  await c.changed("function", "deleted", eventOf(fn));
+  return MSG.functionDeleted;
+}
+
+/** Op 25: renames; the plant_id of the body must be the function's own (functions do not move). */
+export async function updateFunction(
+  c: ConfigContext,
+  p: { function_id: string; function_name: string; plant_id: string },
+): Promise<string> {
+  requireWrite(mayWrite(c.user, "function"));
+  const fn = await findFunction(c, p.function_id);
+  if (!fn) throw new DomainError(404, MSG.invalidFunction);
+  if (p.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+  try {
+    await c.db.query(`UPDATE functions SET function_name = $2 WHERE function_id = $1`, [fn.function_id, p.function_name]);
+  } catch (err) {
+    if (isUniqueViolation(err, "functions_name_key")) throw new DomainError(400, MSG.functionExists(p.function_name));
+    throw err;
+  }
+  await c.changed("function", "updated", eventOf({ ...fn, function_name: p.function_name }));
+  return MSG.functionUpdated;
+}
+
+/** Op 26. */
+export async function getFunction(c: ConfigContext, function_id: string) {
+  const fn = await findFunction(c, function_id);
+  if (!fn) throw new DomainError(404, MSG.functionNotFound);
+  return {
+    function_id: fn.function_id,
+    function_name: fn.function_name,
+    plant_name: fn.plant_name,
+    site_name: fn.site_name,
+  };
+}
+
+/** Op 27: monitor_count counts the monitors on the function's assets too. */
+export async function listFunctions(c: ConfigContext, p: { plant_id: string } & Page) {
+  const plant = await findPlant(c, p.plant_id);
+  if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+  const rows = await c.cached(`functions:${plant.plant_id}`, async () => {
+    const found: { function_id: string; function_name: string; monitor_count: number }[] = await c.db.query(
+      `SELECT f.function_id, f.function_name,
+              (SELECT count(*) FROM monitors m WHERE m.function_id = f.function_id)::int AS monitor_count
+         FROM functions f WHERE f.plant_id = $1
+        ORDER BY f.created_at, f.function_name`,
+      [plant.plant_id],
+    );
+    return found.map((f) => ({
+      function_id: f.function_id,
+      function_name: f.function_name,
+      plant_name: plant.plant_name,
+      site_name: plant.site_name,
+      monitor_count: f.monitor_count,
+    }));
+  });
+  return paged(c, rows, p);
+}
+
+/** Internal `config.functions.resolve`. */
+export async function functionSummary(c: ConfigContext, function_id: string) {
+  const fn = await resolveFunction(c, function_id);
+  return fn
+    ? {
+        function_id: fn.function_id,
+        function_name: fn.function_name,
+        plant_id: fn.plant_id,
+        plant_name: fn.plant_name,
+        site_id: fn.site_id,
+        site_name: fn.site_name,
+        timezone: fn.timezone,
+      }
+    : null;
+}

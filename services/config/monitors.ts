@@ -1,0 +1,386 @@
+/**
+ * Monitors (ops 17-22): measuring points of a function, optionally on one of its assets, with
+ * their tags. The licence caps how many exist; the pipelines service registers them (events).
+ */
+import { mayWrite } from "../../lib/access";
+import { config } from "../../lib/config";
+import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { isId, newId } from "../../lib/ids";
+import { findAsset } from "./assets";
+import { isForeignKeyViolation, paged, requireWrite, returned, type ConfigContext, type Page } from "./context";
+import type { MonitorEvent, MonitorRegistered, MonitorUnregistered } from "./events";
+import { findFunction } from "./functions";
+import { MSG } from "./messages";
+import {
+  MONITOR_TYPE_FOR,
+  normalizeTags,
+  parseDataType,
+  parseYesNo,
+  scopeKey,
+  scopeSql,
+  type MonitorTag,
+  type TagInput,
+} from "./rules";
+
+export interface MonitorRow {
+  monitor_id: string;
+  monitor_name: string;
+  monitor_type: string;
+  function_id: string;
+  function_name: string;
+  asset_id: string | null;
+  asset_name: string | null;
+  asset_attributes: Record<string, unknown> | null;
+  plant_id: string;
+  plant_name: string;
+  site_id: string;
+  site_name: string;
+  timezone: string;
+  tags: MonitorTag[];
+  specs: Record<string, unknown>;
+  attributes: Record<string, unknown>;
+  created_at: string;
+  pipeline_id: string | null;
+  data_source: string | null;
+  data_source_subtype: string | null;
+  slave_id: number | null;
+  data_type: string | null;
+}
+
+export interface MonitorCreate {
+  monitor_name: string;
+  monitor_type: string;
+  function_id?: string;
+  asset_id?: string;
+  tags?: TagInput[];
+  specs?: Record<string, unknown>;
+  attributes?: Record<string, unknown>;
+}
+
+export interface MonitorUpdate {
+  monitor_id: string;
+  monitor_name: string;
+  monitor_type: string;
+  tags: TagInput[];
+  specs: Record<string, unknown>;
+  attributes: Record<string, unknown>;
+}
+
+export interface MonitorFilter extends Page {
+  asset_id?: string;
+  function_id?: string;
+  pipeline_id?: string;
+  is_registered?: string;
+  data_type?: string;
+}
+
+const MONITOR_SELECT = `SELECT m.monitor_id, m.monitor_name, m.monitor_type, m.function_id, f.function_name,
+                               m.asset_id, a.asset_name, a.attributes AS asset_attributes,
+                               p.plant_id, p.plant_name, s.site_id, s.site_name, s.timezone,
+                               m.tags, m.specs, m.attributes, m.created_at,
+                               m.pipeline_id, m.data_source, m.data_source_subtype, m.slave_id, m.data_type
+                          FROM monitors m JOIN functions f ON f.function_id = m.function_id
+                          JOIN plants p ON p.plant_id = f.plant_id JOIN sites s ON s.site_id = p.site_id
+                          LEFT JOIN assets a ON a.asset_id = m.asset_id`;
+
+/** Licence checks of parallel creates queue on this lock, so the count they read is the real one. */
+const LICENCE_LOCK = "ims:config:monitor-licence";
+
+const NOTHING = "00000000-0000-0000-0000-000000000000";
+
+const eventOf = (m: MonitorRow): MonitorEvent => ({
+  monitor_id: m.monitor_id,
+  monitor_name: m.monitor_name,
+  monitor_type: m.monitor_type,
+  asset_id: m.asset_id,
+  function_id: m.function_id,
+  plant_id: m.plant_id,
+  site_id: m.site_id,
+  tags: m.tags,
+  specs: m.specs,
+  attributes: m.attributes,
+  created_at: Number(m.created_at),
+});
+
+function tagsOrThrow(tags: TagInput[]): MonitorTag[] {
+  const normalized = normalizeTags(tags);
+  if ("invalid" in normalized) throw new DomainError(400, `Invalid input: ${normalized.invalid}`);
+  return normalized;
+}
+
+async function monitorRows(c: ConfigContext, ids: string[]): Promise<MonitorRow[]> {
+  return c.db.query(`${MONITOR_SELECT} WHERE m.monitor_id = ANY($1::uuid[]) ORDER BY m.created_at, m.monitor_name`, [ids]);
+}
+
+/** A monitor with its parents, without regard to the caller. */
+export async function resolveMonitorRow(c: ConfigContext, monitor_id: string): Promise<MonitorRow | null> {
+  if (!isId(monitor_id)) return null;
+  return c.cached(`monitor:${monitor_id}`, async () => (await monitorRows(c, [monitor_id]))[0] ?? null);
+}
+
+/** A monitor, if the caller may see it. */
+export async function findMonitor(c: ConfigContext, monitor_id: string): Promise<MonitorRow | null> {
+  const row = await resolveMonitorRow(c, monitor_id);
+  const [site, plant] = c.scopeIds;
+  if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
+  return row;
+}
+
+/** The function (and asset) a new monitor hangs on: an asset's monitor is on the asset's function. */
+async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null }> {
+  if (p.asset_id !== undefined) {
+    const asset = await findAsset(c, p.asset_id);
+    if (!asset || (p.function_id !== undefined && p.function_id !== asset.function_id)) {
+      throw new DomainError(400, MSG.monitorCreateError);
+    }
+    return { function_id: asset.function_id, asset_id: asset.asset_id };
+  }
+  const fn = await findFunction(c, p.function_id ?? "");
+  if (!fn) throw new DomainError(400, MSG.monitorCreateError);
+  return { function_id: fn.function_id, asset_id: null };
+}
+
+/** Op 17. Under a licence cap the count and the insert happen under one transaction-level lock. */
+export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
+  requireWrite(mayWrite(c.user, "monitor"));
+  if (p.function_id === undefined && p.asset_id === undefined) throw new DomainError(400, "Insufficient inputs");
+  const parent = await parentOf(c, p);
+  const tags = tagsOrThrow(p.tags ?? []);
+  const limit = config().monitorLicenseLimit;
+  const id = newId();
+  try {
+    await c.db.transaction(async (tx) => {
+      if (limit !== undefined) {
+        await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [LICENCE_LOCK]);
+        const [{ n }]: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM monitors`);
+        if (n >= limit) throw new DomainError(400, MSG.monitorLimit);
+      }
+      await tx.query(
+        `INSERT INTO monitors (monitor_id, monitor_name, monitor_type, function_id, asset_id, tags, specs, attributes, created_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+        [
+          id,
+          p.monitor_name,
+          p.monitor_type,
+          parent.function_id,
+          parent.asset_id,
+          JSON.stringify(tags),
+          JSON.stringify(p.specs ?? {}),
+          JSON.stringify(p.attributes ?? {}),
+          Date.now(),
+        ],
+      );
+    });
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    if (isUniqueViolation(err, "monitors_name_key")) throw new DomainError(400, MSG.monitorExists(p.monitor_name));
+    if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.monitorCreateError);
+    throw err;
+  }
+  const created = await resolveMonitorRow(c, id);
+  if (created) await c.changed("monitor", "created", eventOf(created));
+  return { id };
+}
+
+/** Op 18: refused while registered; the delete itself re-checks, so a registration meanwhile wins. */
+export async function removeMonitor(c: ConfigContext, monitor_id: string): Promise<string> {
+  requireWrite(mayWrite(c.user, "monitor"));
+  const monitor = await findMonitor(c, monitor_id);
+  if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
+  if (monitor.pipeline_id !== null) throw new DomainError(400, MSG.monitorRegistered);
+  const deleted = returned(
+    await c.db.query(`DELETE FROM monitors WHERE monitor_id = $1 AND pipeline_id IS NULL RETURNING monitor_id`, [monitor.monitor_id]),
+  );
+  if (deleted.length === 0) throw new DomainError(400, MSG.monitorRegistered);
+  await c.changed("monitor", "deleted", eventOf(monitor));
+  return MSG.monitorDeleted;
+}
+
+/** Op 19: every field is required and replaces the stored one. */
+export async function updateMonitor(c: ConfigContext, p: MonitorUpdate): Promise<string> {
+  requireWrite(mayWrite(c.user, "monitor"));
+  const monitor = await findMonitor(c, p.monitor_id);
+  if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(p.monitor_id));
+  const tags = tagsOrThrow(p.tags);
+  try {
+    await c.db.query(
+      `UPDATE monitors SET monitor_name = $2, monitor_type = $3, tags = $4, specs = $5, attributes = $6 WHERE monitor_id = $1`,
+      [monitor.monitor_id, p.monitor_name, p.monitor_type, JSON.stringify(tags), JSON.stringify(p.specs), JSON.stringify(p.attributes)],
+    );
+  } catch (err) {
+    if (isUniqueViolation(err, "monitors_name_key")) throw new DomainError(400, MSG.monitorExists(p.monitor_name));
+    throw err;
+  }
+  const { monitor_name, monitor_type, specs, attributes } = p;
+  await c.changed("monitor", "updated", eventOf({ ...monitor, monitor_name, monitor_type, tags, specs, attributes }));
+  return MSG.monitorUpdated;
+}
+
+/** The pipeline a monitor is registered to, as op 20 shows it; an empty object while unregistered. */
+function gatewayOf(m: MonitorRow) {
+  if (m.pipeline_id === null) return {};
+  return {
+    pipeline_id: m.pipeline_id,
+    data_source: m.data_source ?? "",
+    data_source_subtype: m.data_source_subtype ?? "",
+    slave_id: m.slave_id,
+  };
+}
+
+/** Op 20. */
+export async function getMonitor(c: ConfigContext, monitor_id: string) {
+  const m = await findMonitor(c, monitor_id);
+  if (!m) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
+  return {
+    function_id: m.function_id,
+    monitor_name: m.monitor_name,
+    monitor_id: m.monitor_id,
+    monitor_type: m.monitor_type,
+    created_at: Number(m.created_at),
+    gateway: gatewayOf(m),
+    tags: m.tags,
+    specs: m.specs,
+    attributes: m.attributes,
+  };
+}
+
+const idOrNothing = (id: string | undefined): string | null => (id === undefined ? null : isId(id) ? id : NOTHING);
+
+/**
+ * The WHERE clause of ops 21 and 22. data_type matches the registered pipeline's data type or,
+ * for a monitor no pipeline has registered yet, its monitor_type.
+ */
+function filterSql(c: ConfigContext, f: MonitorFilter): { where: string; params: unknown[] } {
+  let registered: boolean | undefined;
+  if (f.is_registered !== undefined) {
+    registered = parseYesNo(f.is_registered);
+    if (registered === undefined) throw new DomainError(400, MSG.invalidIsRegistered);
+  }
+  let dataType: string | null = null;
+  let monitorType: string | null = null;
+  if (f.data_type !== undefined) {
+    const parsed = parseDataType(f.data_type);
+    if (parsed === undefined) throw new DomainError(400, MSG.invalidDataType);
+    if (parsed !== "all") {
+      dataType = parsed;
+      monitorType = MONITOR_TYPE_FOR[parsed];
+    }
+  }
+  if (f.pipeline_id !== undefined && !isId(f.pipeline_id)) throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
+  const params: unknown[] = [
+    ...c.scopeIds,
+    idOrNothing(f.asset_id),
+    idOrNothing(f.function_id),
+    f.pipeline_id ?? null,
+    registered ?? null,
+    dataType,
+    monitorType,
+  ];
+  const where = `${scopeSql(1)}
+      AND ($3::uuid IS NULL OR m.asset_id = $3::uuid)
+      AND ($4::uuid IS NULL OR m.function_id = $4::uuid)
+      AND ($5::text IS NULL OR m.pipeline_id = $5::text)
+      AND ($6::boolean IS NULL OR (m.pipeline_id IS NOT NULL) = $6::boolean)
+      AND ($7::text IS NULL OR CASE WHEN m.data_type IS NOT NULL THEN lower(m.data_type) = $7::text
+                                    ELSE m.monitor_type = $8::text END)`;
+  return { where, params };
+}
+
+const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
+  [scopeKey(c.scope), f.asset_id, f.function_id, f.pipeline_id, f.is_registered?.toLowerCase(), f.data_type?.toLowerCase()]
+    .map((v) => v ?? "")
+    .join(":");
+
+/** Op 21. */
+export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
+  const { where, params } = filterSql(c, f);
+  const rows = await c.cached(`monitors:${filterKey(c, f)}`, async () => {
+    const found: { monitor_id: string; monitor_name: string; monitor_type: string; created_at: string; registered: boolean }[] =
+      await c.db.query(
+        `SELECT m.monitor_id, m.monitor_name, m.monitor_type, m.created_at, (m.pipeline_id IS NOT NULL) AS registered
+           FROM monitors m JOIN functions f ON f.function_id = m.function_id JOIN plants p ON p.plant_id = f.plant_id
+          WHERE ${where}
+          ORDER BY m.created_at, m.monitor_name`,
+        params,
+      );
+    return found.map((m) => ({
+      monitor_id: m.monitor_id,
+      monitor_name: m.monitor_name,
+      monitor_type: m.monitor_type,
+      created_at: Number(m.created_at),
+      device_registered: m.registered,
+    }));
+  });
+  return paged(c, rows, f);
+}
+
+/** Op 22. */
+export async function countMonitors(c: ConfigContext, f: Pick<MonitorFilter, "asset_id" | "function_id">): Promise<number> {
+  const { where, params } = filterSql(c, f);
+  return c.cached(`monitors.count:${filterKey(c, f)}`, async () => {
+    const [{ n }]: { n: number }[] = await c.db.query(
+      `SELECT count(*)::int AS n FROM monitors m JOIN functions f ON f.function_id = m.function_id
+         JOIN plants p ON p.plant_id = f.plant_id WHERE ${where}`,
+      params,
+    );
+    return n;
+  });
+}
+
+/** Internal `config.monitors.resolve`: what alerting, cm and ems need of monitors, those that exist. */
+export async function resolveMonitors(c: ConfigContext, monitor_ids: string[]) {
+  const ids = [...new Set(monitor_ids.filter(isId))].sort();
+  if (ids.length === 0) return [];
+  const rows = await c.cached(`monitors.resolve:${ids.join(",")}`, () => monitorRows(c, ids));
+  return rows.map((m) => ({
+    monitor_id: m.monitor_id,
+    monitor_name: m.monitor_name,
+    monitor_type: m.monitor_type,
+    function_id: m.function_id,
+    function_name: m.function_name,
+    asset_id: m.asset_id,
+    asset_name: m.asset_name,
+    plant_id: m.plant_id,
+    plant_name: m.plant_name,
+    site_id: m.site_id,
+    site_name: m.site_name,
+    timezone: m.timezone,
+    specs: m.specs,
+    attributes: m.attributes,
+    asset_attributes: m.asset_attributes ?? {},
+    tags: m.tags,
+  }));
+}
+
+/** slave_id is an integer on the monitor (spec: Monitor.gateway); registrations send it as text too. */
+function slaveId(value: MonitorRegistered["slave_id"]): number | null {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** `pipelines.monitor.registered`: idempotent, the latest registration wins. */
+export async function registerMonitor(c: ConfigContext, e: MonitorRegistered): Promise<boolean> {
+  if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string" || e.pipeline_id === "") return false;
+  const rows = returned(
+    await c.db.query(
+      `UPDATE monitors SET pipeline_id = $2, data_source = $3, data_source_subtype = $4, slave_id = $5, data_type = $6
+      WHERE monitor_id = $1 RETURNING monitor_id`,
+    [e.monitor_id, e.pipeline_id, e.data_source ?? null, e.data_source_subtype ?? null, slaveId(e.slave_id), e.data_type ?? null],
+    ),
+  );
+  return rows.length > 0;
+}
+
+/** `pipelines.monitor.unregistered`: clears only the named pipeline's registration, so a late event cannot undo a newer one. */
+export async function unregisterMonitor(c: ConfigContext, e: MonitorUnregistered): Promise<boolean> {
+  if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string") return false;
+  const rows = returned(
+    await c.db.query(
+      `UPDATE monitors SET pipeline_id = NULL, data_source = NULL, data_source_subtype = NULL, slave_id = NULL, data_type = NULL
+      WHERE monitor_id = $1 AND pipeline_id = $2 RETURNING monitor_id`,
+      [e.monitor_id, e.pipeline_id],
+    ),
+  );
+  return rows.length > 0;
+}

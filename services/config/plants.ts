@@ -1,0 +1,143 @@
+/** Plants (ops 33-37): a site's plants; users of a plant are bound to it, so a plant never changes site. */
+import { mayWrite } from "../../lib/access";
+import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { isId, newId } from "../../lib/ids";
+import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
+import { MSG } from "./messages";
+import { plantDeleteRefusal, scopeSql } from "./rules";
+import { findSite } from "./sites";
+
+export interface PlantRow {
+  plant_id: string;
+  plant_name: string;
+  site_id: string;
+  site_name: string;
+}
+
+const PLANT_SELECT = `SELECT p.plant_id, p.plant_name, p.site_id, s.site_name
+                        FROM plants p JOIN sites s ON s.site_id = p.site_id`;
+
+/** A plant by id with its site's name, if the caller may see it. */
+export async function findPlant(c: ConfigContext, plant_id: string): Promise<PlantRow | null> {
+  if (!isId(plant_id)) return null;
+  const row = await c.cached(`plant:${plant_id}`, async () => {
+    const rows: PlantRow[] = await c.db.query(`${PLANT_SELECT} WHERE p.plant_id = $1`, [plant_id]);
+    return rows[0] ?? null;
+  });
+  const [site, plant] = c.scopeIds;
+  if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
+  return row;
+}
+
+/** Op 33. */
+export async function createPlant(c: ConfigContext, p: { plant_name: string; site_id: string }): Promise<{ id: string }> {
+  requireWrite(mayWrite(c.user, "plant"));
+  const site = await findSite(c, p.site_id);
+  if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
+  const id = newId();
+  try {
+    await c.db.query(`INSERT INTO plants (plant_id, plant_name, site_id, created_at) VALUES ($1,$2,$3,$4)`, [
+      id,
+      p.plant_name,
+      site.site_id,
+      Date.now(),
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err, "plants_name_key")) throw new DomainError(400, MSG.plantExists(p.plant_name));
+    // The site was deleted between the read and the insert.
+    if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
+    throw err;
+  }
+  await c.changed("plant", "created", { plant_id: id, plant_name: p.plant_name, site_id: site.site_id });
+  return { id };
+}
+
+/** Op 34: refused while events, pipelines (both the pipelines service's), assets or functions exist. */
+export async function removePlant(c: ConfigContext, plant_id: string): Promise<string> {
+  requireWrite(mayWrite(c.user, "plant"));
+  const plant = await findPlant(c, plant_id);
+  if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
+  const activity = await c.plantActivity(plant.plant_id);
+  const [counts]: { assets: number; functions: number }[] = await c.db.query(
+    `SELECT (SELECT count(*) FROM assets a JOIN functions f ON f.function_id = a.function_id WHERE f.plant_id = $1)::int AS assets,
+            (SELECT count(*) FROM functions WHERE plant_id = $1)::int AS functions`,
+    [plant.plant_id],
+  );
+  const refusal = plantDeleteRefusal({ ...activity, ...counts });
+  if (refusal) throw new DomainError(400, refusal);
+  try {
+    await c.db.query(`DELETE FROM plants WHERE plant_id = $1`, [plant.plant_id]);
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.plantHasFunctions);
+    throw err;
+  }
+  await c.changed("plant", "deleted", { plant_id: plant.plant_id, plant_name: plant.plant_name, site_id: plant.site_id });
+  return MSG.plantDeleted;
+}
+
+/** Op 35: renames; the site_id of the body must be the plant's own (plants do not move). */
+export async function updatePlant(
+  c: ConfigContext,
+  p: { plant_id: string; plant_name: string; site_id: string },
+): Promise<string> {
+  requireWrite(mayWrite(c.user, "plant"));
+  const plant = await findPlant(c, p.plant_id);
+  if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+  if (p.site_id !== plant.site_id) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
+  try {
+    await c.db.query(`UPDATE plants SET plant_name = $2 WHERE plant_id = $1`, [plant.plant_id, p.plant_name]);
+  } catch (err) {
+    if (isUniqueViolation(err, "plants_name_key")) throw new DomainError(400, MSG.plantExists(p.plant_name));
+    throw err;
+  }
+  await c.changed("plant", "updated", { plant_id: plant.plant_id, plant_name: p.plant_name, site_id: plant.site_id });
+  return MSG.plantUpdated;
+}
+
+/** Op 36. */
+export async function getPlant(c: ConfigContext, plant_id: string): Promise<PlantRow> {
+  const plant = await findPlant(c, plant_id);
+  if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
+  return plant;
+}
+
+/** Op 37: function_count from this service, pipeline_count from the pipelines service (not cached here). */
+export async function listPlants(c: ConfigContext, p: { site_id: string } & Page) {
+  const site = await findSite(c, p.site_id);
+  if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
+  const [scopeSite, scopePlant] = c.scopeIds;
+  const rows = await c.cached(`plants:${site.site_id}:${scopePlant ?? "*"}`, async () => {
+    const found: (PlantRow & { function_count: number })[] = await c.db.query(
+      `SELECT p.plant_id, p.plant_name, p.site_id, s.site_name,
+              (SELECT count(*) FROM functions f WHERE f.plant_id = p.plant_id)::int AS function_count
+         FROM plants p JOIN sites s ON s.site_id = p.site_id
+        WHERE p.site_id = $1 AND ${scopeSql(2)}
+        ORDER BY p.created_at, p.plant_name`,
+      [site.site_id, scopeSite, scopePlant],
+    );
+    return found;
+  });
+  const page = paged(c, rows, p);
+  const activity = await Promise.all(page.map((r) => c.plantActivity(r.plant_id)));
+  return page.map((r, i) => ({
+    plant_id: r.plant_id,
+    plant_name: r.plant_name,
+    site_id: r.site_id,
+    site_name: r.site_name,
+    function_count: r.function_count,
+    pipeline_count: activity[i].pipelines,
+  }));
+}
+
+/** Internal `config.plants.resolve`: a plant with its site, or null. */
+export async function resolvePlant(c: ConfigContext, plant_id: string) {
+  if (!isId(plant_id)) return null;
+  return c.cached(`plant.resolve:${plant_id}`, async () => {
+    const rows: (PlantRow & { timezone: string })[] = await c.db.query(
+      `SELECT p.plant_id, p.plant_name, s.site_id, s.site_name, s.timezone
+         FROM plants p JOIN sites s ON s.site_id = p.site_id WHERE p.plant_id = $1`,
+      [plant_id],
+    );
+    return rows[0] ?? null;
+  });
+}

@@ -1,0 +1,210 @@
+/** Sites (ops 28-32): the top of the hierarchy. Only a SaaS admin creates or deletes one. */
+import { mayCreateSite, mayWrite } from "../../lib/access";
+import { config } from "../../lib/config";
+import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { isId, newId } from "../../lib/ids";
+import { isForeignKeyViolation, paged, requireWrite, returned, type ConfigContext, type Page } from "./context";
+import type { SiteEvent } from "./events";
+import { MSG } from "./messages";
+import { isCoordinate, isTimeZone } from "./rules";
+
+export interface SiteRow {
+  site_id: string;
+  site_name: string;
+  location: string;
+  latitude: string | null;
+  longitude: string | null;
+  timezone: string;
+  retention_period: string;
+  edge_current_version: string | null;
+  edge_previous_version: string | null;
+}
+
+export interface EdgeFirmwareInput {
+  current_version?: string;
+  previous_version?: string;
+}
+
+export interface SiteCreate {
+  site_name: string;
+  location: string;
+  timezone: string;
+  edge_firmware: EdgeFirmwareInput;
+  latitude?: string;
+  longitude?: string;
+  retention_period?: number;
+}
+
+export interface SiteUpdate {
+  site_id: string;
+  location: string;
+  retention_period: number;
+  site_name?: string;
+  timezone?: string;
+  edge_firmware?: EdgeFirmwareInput;
+  latitude?: string;
+  longitude?: string;
+}
+
+export const DEFAULT_RETENTION_DAYS = 180;
+
+/** The spec's site object; lists add edge_firmware.latest_version. */
+export function siteView(row: SiteRow, withLatest = false) {
+  return {
+    site_id: row.site_id,
+    site_name: row.site_name,
+    location: row.location,
+    latitude: row.latitude ?? "",
+    longitude: row.longitude ?? "",
+    timezone: row.timezone,
+    retention_period: Number(row.retention_period),
+    edge_firmware: {
+      current_version: row.edge_current_version ?? "",
+      previous_version: row.edge_previous_version ?? "",
+      ...(withLatest ? { latest_version: config().latestEdgeFirmware } : {}),
+    },
+  };
+}
+
+const siteEvent = (row: SiteRow): SiteEvent => siteView(row);
+
+function checkPlace(p: { latitude?: string; longitude?: string; timezone?: string }): void {
+  if (p.latitude !== undefined && !isCoordinate(p.latitude, 90)) throw new DomainError(400, "Invalid input: latitude");
+  if (p.longitude !== undefined && !isCoordinate(p.longitude, 180)) throw new DomainError(400, "Invalid input: longitude");
+  if (p.timezone !== undefined && !isTimeZone(p.timezone)) throw new DomainError(400, "Invalid input: timezone");
+}
+
+/** A site by id, if the caller may see it. Cached by id; the scope is applied to the cached row. */
+export async function findSite(c: ConfigContext, site_id: string): Promise<SiteRow | null> {
+  if (!isId(site_id)) return null;
+  const row = await c.cached(`site:${site_id}`, async () => {
+    const rows: SiteRow[] = await c.db.query(`SELECT * FROM sites WHERE site_id = $1`, [site_id]);
+    return rows[0] ?? null;
+  });
+  const [scopeSite] = c.scopeIds;
+  return row && (scopeSite === null || row.site_id === scopeSite) ? row : null;
+}
+
+/** Op 28. */
+export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id: string }> {
+  requireWrite(mayCreateSite(c.user));
+  if (!p.latitude && !p.longitude) throw new DomainError(400, MSG.siteLatLong);
+  checkPlace(p);
+  const id = newId();
+  let rows: SiteRow[];
+  try {
+    rows = await c.db.query(
+      `INSERT INTO sites (site_id, site_name, location, latitude, longitude, timezone, retention_period,
+                          edge_current_version, edge_previous_version, created_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING *`,
+      [
+        id,
+        p.site_name,
+        p.location,
+        p.latitude || null,
+        p.longitude || null,
+        p.timezone,
+        p.retention_period ?? DEFAULT_RETENTION_DAYS,
+        p.edge_firmware.current_version ?? null,
+        p.edge_firmware.previous_version ?? null,
+        Date.now(),
+      ],
+    );
+  } catch (err) {
+    if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(p.site_name));
+    throw new DomainError(400, MSG.siteCreateError);
+  }
+  await c.changed("site", "created", siteEvent(rows[0]));
+  return { id };
+}
+
+/** Op 29: refused while plants exist; the foreign key settles a plant created meanwhile. */
+export async function removeSite(c: ConfigContext, site_id: string): Promise<string> {
+  requireWrite(mayCreateSite(c.user));
+  const site = await findSite(c, site_id);
+  if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
+  const [{ n }]: { n: number }[] = await c.db.query(`SELECT count(*)::int AS n FROM plants WHERE site_id = $1`, [site_id]);
+  if (n > 0) throw new DomainError(400, MSG.siteHasPlants);
+  try {
+    const deleted = returned<SiteRow>(await c.db.query(`DELETE FROM sites WHERE site_id = $1 RETURNING *`, [site_id]));
+    if (deleted.length === 0) throw new DomainError(400, MSG.invalidSiteId(site_id));
+  } catch (err) {
+    if (isForeignKeyViolation(err)) {
+      throw new DomainError(400, MSG.siteHasPlants);
+    }
+    throw err;
+  }
+  await c.changed("site", "deleted", siteEvent(site));
+  return MSG.siteDeleted;
+}
+
+/**
+ * Op 30. A new edge_firmware.current_version without a previous_version moves the old current
+ * one down, which is what a firmware upgrade means.
+ */
+export async function updateSite(c: ConfigContext, p: SiteUpdate): Promise<string> {
+  requireWrite(mayWrite(c.user, "site"));
+  const site = await findSite(c, p.site_id);
+  if (!site) throw new DomainError(400, MSG.invalidSite);
+  checkPlace(p);
+  const latitude = p.latitude !== undefined ? p.latitude || null : site.latitude;
+  const longitude = p.longitude !== undefined ? p.longitude || null : site.longitude;
+  if (!latitude && !longitude) throw new DomainError(400, MSG.siteLatLong);
+  let current = site.edge_current_version;
+  let previous = site.edge_previous_version;
+  if (p.edge_firmware) {
+    const next = p.edge_firmware.current_version;
+    if (p.edge_firmware.previous_version !== undefined) previous = p.edge_firmware.previous_version;
+    else if (next !== undefined && next !== current) previous = current;
+    if (next !== undefined) current = next;
+  }
+  const name = p.site_name ?? site.site_name;
+  let rows: SiteRow[];
+  try {
+    rows = returned(await c.db.query(
+      `UPDATE sites SET site_name = $2, location = $3, latitude = $4, longitude = $5, timezone = $6,
+              retention_period = $7, edge_current_version = $8, edge_previous_version = $9
+        WHERE site_id = $1 RETURNING *`,
+      [site.site_id, name, p.location, latitude, longitude, p.timezone ?? site.timezone, p.retention_period, current, previous],
+    ));
+  } catch (err) {
+    if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(name));
+    throw err;
+  }
+  if (rows.length === 0) throw new DomainError(400, MSG.invalidSite);
+  await c.changed("site", "updated", siteEvent(rows[0]));
+  return MSG.siteUpdated;
+}
+
+/** Op 31. */
+export async function getSite(c: ConfigContext, site_id: string) {
+  const site = await findSite(c, site_id);
+  if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
+  return siteView(site);
+}
+
+/** Op 32: every site for the SaaS roles, the own site for everyone else. */
+export async function listSites(c: ConfigContext, page: Page) {
+  const [site] = c.scopeIds;
+  const rows = await c.cached(`sites:${site ?? "*"}`, async () => {
+    const found: SiteRow[] = await c.db.query(
+      `SELECT * FROM sites WHERE ($1::uuid IS NULL OR site_id = $1::uuid) ORDER BY created_at, site_name`,
+      [site],
+    );
+    return found.map((r) => siteView(r, true));
+  });
+  return paged(c, rows, page);
+}
+
+/** Internal `config.sites.resolve`: what other services need of a site, or null. */
+export async function resolveSite(c: ConfigContext, site_id: string) {
+  if (!isId(site_id)) return null;
+  return c.cached(`site.resolve:${site_id}`, async () => {
+    const rows: { site_id: string; site_name: string; timezone: string; retention_period: string }[] = await c.db.query(
+      `SELECT site_id, site_name, timezone, retention_period FROM sites WHERE site_id = $1`,
+      [site_id],
+    );
+    const row = rows[0];
+    return row ? { ...row, retention_period: Number(row.retention_period) } : null;
+  });
+}

@@ -1,0 +1,14 @@
+/** The spec's texts for the ems service, word for word (interface-spec.md, Errors: EMS). */
+export const MSG = {
+  monitorIdNotGiven: "Monitor id not given",
+  monitorIdInvalid: "Monitor id is invalid",
+  insufficientDates: "Insufficient date inputs",
+  invalidDate: "Invalid date format",
+  functionOrAssetNotGiven: "Function or Asset id not given",
+  functionNotFound: "Function details not found",
+  metricNotGiven: "Metric not given",
+  monitorNotFound: "Monitor details not found",
+  insufficientInputs: "Insufficient inputs",
+  noEnergyData: "Energy data not available",
+  invalidInput: (field: string) => `Invalid input: ${field}`,
+} as const;

@@ -1,0 +1,236 @@
+/**
+ * Dates of the EMS operations: strict ISO 8601 parsing of `from`/`to`, trend buckets that follow
+ * the site's time zone (hour, day, ISO week from Monday, month), and local date-time text.
+ *
+ * Time zones come from the runtime's own IANA database through Intl.DateTimeFormat: no library
+ * is needed, and the rules are the ones Node (ICU) ships and updates.
+ */
+export type Interval = "hourly" | "daily" | "weekly" | "monthly";
+
+/** The spellings accepted for `interval` (the spec's request form uses `month`). */
+export const INTERVALS: Record<string, Interval> = {
+  hourly: "hourly",
+  hour: "hourly",
+  daily: "daily",
+  day: "daily",
+  weekly: "weekly",
+  week: "weekly",
+  monthly: "monthly",
+  month: "monthly",
+};
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+const ISO_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** Epoch ms of an ISO 8601 date or date-time (UTC unless it carries an offset); undefined when it does not parse. */
+export function parseIsoDate(text: string): number | undefined {
+  const m = ISO_RE.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = "0", mi = "0", s = "0", frac = "", zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // Date.UTC rolls 31 February over into March; a date that rolls over does not exist.
+  if (new Date(wall).getUTCDate() !== day) return undefined;
+  let offsetMin = 0;
+  if (zone && zone.toUpperCase() !== "Z") {
+    const digits = zone.slice(1).replace(":", "");
+    const oh = Number(digits.slice(0, 2));
+    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = (zone[0] === "-" ? -1 : 1) * (oh * 60 + om);
+  }
+  return wall - offsetMin * 60_000;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** Whether the runtime knows the zone name. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** The zone's offset at `ts` as ICU reports it: exact, and slow (one formatToParts). */
+function intlOffset(ts: number, timeZone: string): number {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(timeZone).formatToParts(new Date(ts))) {
+    if (p.type !== "literal") parts[p.type] = Number(p.value);
+  }
+  const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return wall - (ts - (((ts % 1000) + 1000) % 1000));
+}
+
+interface YearOffsets {
+  /** Offset in force at the start of the span. */
+  base: number;
+  /** Offset changes in the span, in time order. */
+  changes: { at: number; offset: number }[];
+}
+
+const WEEK = 7 * DAY;
+const yearCache = new Map<string, YearOffsets>();
+
+/**
+ * A zone's offset changes in a UTC year (with a day's margin), found by asking ICU once a week
+ * and bisecting to the second where two answers differ: about 60 ICU calls a zone and year,
+ * cached, after which every offset is arithmetic. (No zone changes offset twice within a week.)
+ */
+function offsetsOf(timeZone: string, year: number): YearOffsets {
+  const key = `${timeZone}|${year}`;
+  let hit = yearCache.get(key);
+  if (hit) return hit;
+  const from = Date.UTC(year, 0, 1) - DAY;
+  const to = Date.UTC(year + 1, 0, 1) + DAY;
+  const base = intlOffset(from, timeZone);
+  const changes: { at: number; offset: number }[] = [];
+  let prevTs = from;
+  let prev = base;
+  for (let ts = Math.min(from + WEEK, to); ; ts = Math.min(ts + WEEK, to)) {
+    const off = intlOffset(ts, timeZone);
+    if (off !== prev) {
+      let lo = prevTs;
+      let hi = ts;
+      while (hi - lo > 1000) {
+        const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+        if (intlOffset(mid, timeZone) === prev) lo = mid;
+        else hi = mid;
+      }
+      changes.push({ at: hi, offset: off });
+      prev = off;
+    }
+    prevTs = ts;
+    if (ts >= to) break;
+  }
+  hit = { base, changes };
+  if (yearCache.size > 1000) yearCache.clear();
+  yearCache.set(key, hit);
+  return hit;
+}
+
+/** The zone's offset from UTC at instant `ts`, in ms (whole seconds). */
+export function offsetAt(ts: number, timeZone: string): number {
+  formatter(timeZone); // refuses an unknown zone
+  const { base, changes } = offsetsOf(timeZone, new Date(ts).getUTCFullYear());
+  let offset = base;
+  for (const c of changes) {
+    if (ts < c.at) break;
+    offset = c.offset;
+  }
+  return offset;
+}
+
+function wallOf(ts: number, timeZone: string): Wall {
+  const d = new Date(ts + offsetAt(ts, timeZone));
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
+}
+
+/**
+ * The instant at which the wall clock of `timeZone` shows `wallMs` (a Date.UTC of the wall time).
+ * An ambiguous wall time (autumn) is its first occurrence; one that does not exist (a spring gap)
+ * is the instant the gap ends, which is when that local day or hour actually begins.
+ */
+export function instantOf(wallMs: number, timeZone: string): number {
+  const offsets = new Set([offsetAt(wallMs - DAY / 2, timeZone), offsetAt(wallMs, timeZone), offsetAt(wallMs + DAY / 2, timeZone)]);
+  const candidates = [...offsets].map((o) => wallMs - o).sort((a, b) => a - b);
+  const exact = candidates.find((c) => c + offsetAt(c, timeZone) === wallMs);
+  return exact ?? candidates[candidates.length - 1];
+}
+
+/** The start of the local bucket that contains `ts`. */
+export function bucketStart(ts: number, interval: Interval, timeZone: string): number {
+  const w = wallOf(ts, timeZone);
+  if (interval === "hourly") {
+    // Offsets are whole quarter hours, so the local hour began at the last quarter-hour
+    // boundary whose wall minutes were 0.
+    return ts - ((w.minute * 60 + w.second) * 1000 + (((ts % 1000) + 1000) % 1000));
+  }
+  let day = w.day;
+  if (interval === "monthly") day = 1;
+  if (interval === "weekly") {
+    const dow = new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay(); // 0 = Sunday
+    day = w.day - ((dow + 6) % 7);
+  }
+  return instantOf(Date.UTC(w.year, w.month - 1, day), timeZone);
+}
+
+/** The start of the bucket after the one beginning at `start`. */
+export function nextBucket(start: number, interval: Interval, timeZone: string): number {
+  if (interval === "hourly") return start + HOUR;
+  const w = wallOf(start, timeZone);
+  // A day that began in a spring gap shows 01:00 at its start; its date is still the one to step from.
+  const date = Date.UTC(w.year, w.month - 1, w.day);
+  const next =
+    interval === "daily"
+      ? date + DAY
+      : interval === "weekly"
+        ? date + 7 * DAY
+        : Date.UTC(w.year, w.month, 1);
+  return instantOf(next, timeZone);
+}
+
+/** Starts of the local buckets covering [from, to): the first one contains `from`. */
+export function bucketStarts(from: number, to: number, interval: Interval, timeZone: string, max = Infinity): number[] {
+  const starts: number[] = [];
+  for (let s = bucketStart(from, interval, timeZone); s < to; s = nextBucket(s, interval, timeZone)) {
+    starts.push(s);
+    if (starts.length > max) break;
+  }
+  return starts;
+}
+
+const pad = (n: number, width = 2): string => String(Math.abs(n)).padStart(width, "0");
+
+/** `2025-03-30T03:00:00+02:00`: the local wall time with the zone's offset at that instant. */
+export function formatLocal(ts: number, timeZone: string): string {
+  const w = wallOf(ts, timeZone);
+  const off = Math.round(offsetAt(ts, timeZone) / 60_000);
+  const sign = off < 0 ? "-" : "+";
+  return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}${sign}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+}

@@ -1,0 +1,145 @@
+/**
+ * The notebook files under NOTEBOOKS_DIR: a folder per user, nbformat 4 JSON. Every path is made
+ * by names.ts's `pathInFolder`, so nothing here can reach outside a user's folder.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { executedName, pathInFolder, userFolder } from "./names";
+
+export interface NotebookFile {
+  cells: Cell[];
+  metadata: Record<string, unknown>;
+  nbformat: 4;
+  nbformat_minor: number;
+}
+
+export interface Cell {
+  cell_type: "code" | "markdown" | "raw";
+  id: string;
+  metadata: Record<string, unknown>;
+  source: string | string[];
+  outputs?: unknown[];
+  execution_count?: number | null;
+  attachments?: Record<string, unknown>;
+}
+
+/** What a caller sends as a cell; the rest is filled in as Jupyter would. */
+export interface CellInput {
+  cell_type: Cell["cell_type"];
+  source: string | string[];
+  id?: string;
+  metadata?: Record<string, unknown>;
+  outputs?: unknown[];
+  execution_count?: number | null;
+  attachments?: Record<string, unknown>;
+}
+
+export const DEFAULT_METADATA = {
+  kernelspec: { display_name: "Python 3 (ipykernel)", language: "python", name: "python3" },
+  language_info: { name: "python" },
+};
+
+/** A notebook as nbformat 4.5 wants it: every cell has an id, code cells have outputs and a count. */
+export function notebookOf(cells: CellInput[], metadata?: Record<string, unknown>): NotebookFile {
+  return {
+    cells: cells.map((c): Cell => {
+      const base = {
+        cell_type: c.cell_type,
+        id: c.id ?? randomBytes(4).toString("hex"),
+        metadata: c.metadata ?? {},
+        source: c.source,
+        ...(c.attachments && c.cell_type !== "code" ? { attachments: c.attachments } : {}),
+      };
+      return c.cell_type === "code" ? { ...base, outputs: c.outputs ?? [], execution_count: c.execution_count ?? null } : base;
+    }),
+    metadata: metadata ?? DEFAULT_METADATA,
+    nbformat: 4,
+    nbformat_minor: 5,
+  };
+}
+
+export class NotebookFiles {
+  constructor(readonly root: string) {}
+
+  source(owner: string, name: string): string {
+    return pathInFolder(this.root, owner, name);
+  }
+
+  executed(owner: string, name: string): string {
+    return pathInFolder(this.root, owner, executedName(name));
+  }
+
+  async ensureFolder(owner: string): Promise<string> {
+    const folder = path.join(this.root, userFolder(owner));
+    await fs.mkdir(folder, { recursive: true });
+    return folder;
+  }
+
+  /** The names present in the user's folder (Jupyter counts Untitled names against the disk). */
+  async namesOnDisk(owner: string): Promise<Set<string>> {
+    return new Set(await fs.readdir(await this.ensureFolder(owner)));
+  }
+
+  /** Writes a new empty notebook; fails with EEXIST rather than overwrite a file. */
+  async createEmpty(owner: string, name: string): Promise<void> {
+    await fs.writeFile(this.source(owner, name), JSON.stringify(notebookOf([]), null, 1) + "\n", { flag: "wx" });
+  }
+
+  async write(owner: string, name: string, nb: NotebookFile): Promise<void> {
+    const target = this.source(owner, name);
+    const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
+    await fs.writeFile(tmp, JSON.stringify(nb, null, 1) + "\n");
+    await fs.rename(tmp, target);
+  }
+
+  async read(file: string): Promise<unknown> {
+    return JSON.parse(await fs.readFile(file, "utf8")) as unknown;
+  }
+
+  /**
+   * Moves a notebook (and its executed copy) to a new name. link + unlink, not rename: rename
+   * would silently replace a file that already has the new name.
+   */
+  async rename(owner: string, from: string, to: string): Promise<void> {
+    await moveNoClobber(this.source(owner, from), this.source(owner, to), false);
+    await moveNoClobber(this.executed(owner, from), this.executed(owner, to), true);
+  }
+
+  async remove(owner: string, name: string): Promise<void> {
+    await unlinkIfPresent(this.source(owner, name));
+    await unlinkIfPresent(this.executed(owner, name));
+  }
+}
+
+export async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await fs.unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
+async function moveNoClobber(from: string, to: string, optional: boolean): Promise<void> {
+  try {
+    await fs.link(from, to);
+  } catch (err) {
+    if (optional && (err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
+  await fs.unlink(from);
+}
+
+/** A file system error as a short detail for the client: its code, never a server path. */
+export function fsDetail(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const known: Record<string, string> = {
+    ENOENT: "The notebook file does not exist",
+    EEXIST: "A file with that name already exists",
+    EACCES: "Permission denied",
+    EPERM: "Operation not permitted",
+    ENOSPC: "No space left on the device",
+    ENAMETOOLONG: "The name is too long",
+  };
+  return (e?.code && known[e.code]) || "File system error";
+}

@@ -1,0 +1,114 @@
+/**
+ * The Jupyter runtime: which Python has nbclient and ipykernel, and running runner.py in a child
+ * process under the run's time limit.
+ */
+import { execFile, spawn } from "node:child_process";
+import path from "node:path";
+import { DETAIL } from "./messages";
+
+const RUNNER = path.join(__dirname, "runner.py");
+
+/**
+ * Debian's python3-nbclient installs into the system Python, which need not be the first
+ * `python3` on PATH (pyenv, venvs): without NOTEBOOK_PYTHON, the first of these that imports the
+ * kernel's packages is used.
+ */
+const CANDIDATES = ["python3", "/usr/bin/python3", "/usr/local/bin/python3", "python"];
+
+function hasJupyter(python: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(python, ["-c", "import nbclient, nbformat, ipykernel, jupyter_client"], { timeout: 20_000 }, (err) =>
+      resolve(!err),
+    );
+  });
+}
+
+/** The interpreter to run notebooks with, or null when the machine has no Jupyter kernel. */
+export async function findJupyterPython(configured: string | undefined): Promise<string | null> {
+  for (const python of configured ? [configured] : CANDIDATES) {
+    if (await hasJupyter(python)) return python;
+  }
+  return null;
+}
+
+export interface RunOutcome {
+  status: "succeeded" | "failed";
+  error: string | null;
+}
+
+export interface Execution {
+  done: Promise<RunOutcome>;
+  /** Stops the run now (service shutdown): the runner and its kernel are killed. */
+  kill(): void;
+}
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Executes `source` and writes the executed copy to `executed`. The runner leads a process group
+ * of its own and reports its kernel's pid (the kernel has a session of its own), so that past the
+ * time limit both groups are killed and nothing keeps computing.
+ */
+export function executeNotebook(python: string, source: string, executed: string, timeoutS: number): Execution {
+  const child = spawn(python, [RUNNER, source, executed, String(timeoutS)], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1" },
+  });
+  let kernelPid: number | undefined;
+  let outcome: RunOutcome | undefined;
+  let stdout = "";
+  let stderr = "";
+  let stopped: string | undefined;
+  const kill = (reason: string) => {
+    stopped ??= reason;
+    killGroup(child.pid);
+    killGroup(kernelPid);
+  };
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    let nl: number;
+    while ((nl = stdout.indexOf("\n")) >= 0) {
+      const line = stdout.slice(0, nl).trim();
+      stdout = stdout.slice(nl + 1);
+      if (!line) continue;
+      try {
+        const msg = JSON.parse(line) as { kernel_pid?: number; status?: RunOutcome["status"]; error?: string };
+        if (typeof msg.kernel_pid === "number") kernelPid = msg.kernel_pid;
+        if (msg.status) outcome = { status: msg.status, error: msg.error ?? null };
+      } catch {
+        /* a line a notebook printed straight to the runner's stdout is not ours */
+      }
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-2000);
+  });
+  const timer = setTimeout(() => kill("timeout"), timeoutS * 1000);
+  const done = new Promise<RunOutcome>((resolve) => {
+    const finish = (code: number | null, failure?: string) => {
+      clearTimeout(timer);
+      // A kernel the runner could not shut down (it crashed) must not outlive the run.
+      killGroup(kernelPid);
+      if (stopped === "timeout") resolve({ status: "failed", error: DETAIL.timeLimit(timeoutS) });
+      else if (stopped) resolve({ status: "failed", error: stopped });
+      else if (outcome) resolve(outcome);
+      else {
+        const last = stderr.trim().split("\n").pop() ?? "";
+        resolve({ status: "failed", error: failure ?? `The runner exited with code ${code}${last ? `: ${last}` : ""}` });
+      }
+    };
+    child.once("error", (err) => finish(null, `The runner could not start: ${err.message}`));
+    child.once("close", (code) => finish(code));
+  });
+  return { done, kill: () => kill(DETAIL.interrupted) };
+}

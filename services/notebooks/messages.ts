@@ -1,0 +1,36 @@
+/** The spec's texts for the notebooks service, word for word (interface-spec.md, ops 58-66 and Errors). */
+export const MSG = {
+  success: "Success",
+  renamed: "Rename Successful",
+  saved: "Notebook saved",
+  createFileError: (detail: string) => `Error occurred while creating the notebook file: ${detail}`,
+  idsRequired: "Notebook IDs are required",
+  deleteFileError: (detail: string) => `Error occurred while deleting the notebook file: ${detail}`,
+  deleteError: (detail: string) => `Error occurred during notebook deletion: ${detail}`,
+  noneDeleted: "No notebooks deleted",
+  notFound: "No Notebook found",
+  missingNewName: "Missing new name",
+  idMissing: "Notebook ID is missing",
+  renameFileError: (detail: string) => `Error occurred while renaming the notebook file: ${detail}`,
+  invalidId: "Notebook ID invalid.",
+  retrievalError: (detail: string) => `Error occurred during notebook retrieval: ${detail}`,
+  listError: (detail: string) => `Error occurred while retrieving notebook information: ${detail}`,
+  countError: (detail: string) => `Error occurred while retrieving notebook metrics: ${detail}`,
+  runIdsRequired: "Notebook ID(s) are required",
+  executionError: (detail: string) => `Error occurred during notebook execution: ${detail}`,
+  requestError: (detail: string) => `Error occurred during request processing: ${detail}`,
+  excessInputs: "Excess inputs",
+  /** Contract: run without a kernel on the machine, 500. */
+  runtimeMissing: "Jupyter runtime not available",
+} as const;
+
+/** Details of our own inside the spec's `<detail>` slots. */
+export const DETAIL = {
+  notFound: (id: string) => `Notebook ${id} not found`,
+  nameExists: (name: string) => `A notebook named ${name} already exists`,
+  badUntil: "until must be a date and time YYYY-MM-DD HH:MM (UTC)",
+  badTime: "time must be HH:MM (UTC)",
+  badPeriod: "period must be a day of the week",
+  timeLimit: (s: number) => `The run exceeded the time limit of ${s} s and was stopped`,
+  interrupted: "The run was interrupted: the replica running it stopped",
+} as const;

@@ -1,0 +1,129 @@
+/**
+ * `notifier.alerts.notify`: what an opened alert asks for. One notification per user in
+ * `notifyTo.users` and per medium set true, each keyed `alert:<alert_id>:<user>:<medium>`, so the
+ * alerting outbox handing the same alert over again (after a crash, a timeout) sends nothing twice.
+ * Email goes to the username (an email address), SMS and WhatsApp to country_code + mobile_number.
+ */
+import type { Context } from "moleculer";
+import type { DataSource } from "typeorm";
+import type { AlertOpened } from "../alerting/evaluation";
+import type { UserContact } from "../auth/users";
+import { MAX_TEXT } from "../../lib/validation";
+import type { Medium, SendResult } from "./delivery";
+import { claimDue, recordAttempt, recordNotification } from "./notifications.repo";
+import { phoneNumber } from "./twilio";
+
+interface NotifierThis {
+  db: DataSource;
+  deliverDue(id?: string): Promise<void>;
+  track(task: Promise<void>): void;
+}
+
+const fmt = (v: number | null): string => (v === null ? "n/a" : String(Math.round(v * 1000) / 1000));
+
+export function alertSubject(a: AlertOpened): string {
+  return `[${a.severity}] ${a.trigger_name}: ${a.asset || a.monitor} at ${a.plant}, ${a.site}`;
+}
+
+/** Names the site, plant, asset, monitor, tag, value, threshold, severity and start time. */
+export function alertText(a: AlertOpened): string {
+  const unit = a.unit ? ` ${a.unit}` : "";
+  const lines = [
+    `Alert: ${a.trigger_name} (watcher ${a.watcher_name})`,
+    `Severity: ${a.severity}`,
+    `Site: ${a.site}`,
+    `Plant: ${a.plant}`,
+    `Asset: ${a.asset}`,
+    `Monitor: ${a.monitor}`,
+    `Tag: ${a.tag}`,
+    `Value: ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit})`,
+    `Started: ${a.start_time}`,
+  ];
+  for (const c of a.conditions.slice(1)) {
+    lines.push(`Also: ${c.monitor} ${c.tag} = ${fmt(c.value)}${c.tag_unit ? ` ${c.tag_unit}` : ""} (threshold ${c.comparison} ${fmt(c.threshold)})`);
+  }
+  lines.push(`Alert ID: ${a.alert_id}`);
+  return lines.join("\n");
+}
+
+/** One line for a phone. */
+export function alertShortText(a: AlertOpened): string {
+  const unit = a.unit ? ` ${a.unit}` : "";
+  return `${a.severity} alert: ${a.trigger_name}. ${a.site} / ${a.plant} / ${a.asset} / ${a.monitor}: ${a.tag} ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit}) since ${a.start_time}`;
+}
+
+const MEDIA: Medium[] = ["email", "sms", "whatsapp"];
+
+const anyText = { type: "string", max: 2000 } as const;
+
+export const alertsNotify = {
+  visibility: "public" as const,
+  params: {
+    alert_id: { type: "string", max: MAX_TEXT },
+    watcher_id: anyText,
+    watcher_name: anyText,
+    trigger_id: anyText,
+    trigger_name: anyText,
+    severity: anyText,
+    start_time: anyText,
+    start_ts: "number",
+    site: anyText,
+    plant: anyText,
+    function: anyText,
+    asset: anyText,
+    monitor: anyText,
+    tag: anyText,
+    value: { type: "number", nullable: true },
+    threshold: { type: "number", nullable: true },
+    comparison: anyText,
+    unit: anyText,
+    conditions: { type: "array", max: 100, items: "object" },
+    notifyTo: {
+      type: "object",
+      props: { email: "boolean", sms: "boolean", whatsapp: "boolean", users: { type: "array", max: 200, items: { type: "string", max: 320 } } },
+    },
+  },
+  async handler(this: NotifierThis, ctx: Context<AlertOpened>): Promise<SendResult[]> {
+    const a = ctx.params;
+    const media = MEDIA.filter((m) => a.notifyTo[m]);
+    // auth down is an error here, so the alerting outbox tries again; an unknown user is a null.
+    const contacts = await Promise.all(
+      a.notifyTo.users.map((username) => ctx.call("auth.users.resolve", { username }) as Promise<UserContact | null>),
+    );
+    const results: SendResult[] = [];
+    for (const [i, username] of a.notifyTo.users.entries()) {
+      const contact = contacts[i];
+      for (const medium of media) {
+        const recipient = !contact ? "" : medium === "email" ? contact.username : phoneNumber(contact.country_code, contact.mobile_number);
+        const { row, created } = await recordNotification(
+          this.db,
+          {
+            medium,
+            recipient,
+            subject: medium === "email" ? alertSubject(a) : null,
+            body: medium === "email" ? alertText(a) : alertShortText(a),
+            idempotency_key: `alert:${a.alert_id}:${username.toLowerCase()}:${medium}`,
+            sensitive: false,
+          },
+          Date.now(),
+        );
+        // Recorded, not dropped: nobody by that name to deliver to. Claimed first, so no sweep tries it meanwhile.
+        const [claimed] = created && !contact ? await claimDue(this.db, Date.now(), { id: row.notification_id, limit: 1 }) : [];
+        if (claimed) {
+          await recordAttempt(this.db, claimed, 1, Date.now(), {
+            outcome: "permanent",
+            status: "failed",
+            nextAttemptAt: null,
+            error: `unknown user ${username}`,
+            redact: false,
+          });
+          results.push({ notification_id: row.notification_id, status: "failed" });
+          continue;
+        }
+        if (created) this.track(this.deliverDue(row.notification_id));
+        results.push({ notification_id: row.notification_id, status: row.status });
+      }
+    }
+    return results;
+  },
+};

@@ -1,0 +1,388 @@
+/**
+ * Pipelines of both kinds (ops 46-56): create, update, delete, fetch, list, count and actions.
+ * Each function is one operation's story: permission, input rules, scope, the write, and the
+ * events that tell config which monitors a pipeline feeds.
+ */
+import { inScope, mayWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
+import { config } from "../../lib/config";
+import { badRequest, DomainError, forbidden, notFound } from "../../lib/errors";
+import { isId, newId } from "../../lib/ids";
+import { resolveFunction, resolveMonitors, resolvePlant } from "./config-client";
+import type { Ctx, PipelinesEnv } from "./context";
+import { MSG } from "./messages";
+import * as repo from "./repo";
+import {
+  firmwareOf,
+  fetchView,
+  hashIngestKey,
+  listItemView,
+  monitorIdsOf,
+  newIngestKey,
+  registrationIsValid,
+  slaveIds,
+  statusesFor,
+  statusWhileQueued,
+  type ActionName,
+  type PipelineKind,
+  type PipelineRow,
+  type ResolvedMonitor,
+} from "./rules";
+import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
+import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "./streams";
+
+/** The spec's texts differ by kind: "Pipeline" for third-party, "Gateway" for edge-server. */
+const TEXTS = {
+  thirdparty: {
+    invalidId: MSG.invalidPipelineId,
+    deleted: MSG.pipelineDeleted,
+    updated: MSG.pipelineUpdated,
+    createFault: { status: 500, message: MSG.pipelineCreateError },
+    updateFault: { status: 500, message: MSG.pipelineUpdateError },
+    deleteFault: { status: 500, message: MSG.pipelineDeleteError },
+    fetchFault: { status: 500, message: MSG.pipelineFetchError },
+    insufficientPlace: "Insufficient inputs",
+  },
+  edge: {
+    invalidId: MSG.invalidGatewayId,
+    deleted: MSG.gatewayDeleted,
+    updated: MSG.gatewayUpdated,
+    // The spec lists `Error creating gateway` with the edge create's 400s.
+    createFault: { status: 400, message: MSG.gatewayCreateError },
+    updateFault: { status: 500, message: "Internal error" },
+    deleteFault: { status: 500, message: "Internal error" },
+    fetchFault: { status: 500, message: "Internal error" },
+    insufficientPlace: MSG.insufficientInput("plant_id"),
+  },
+} as const;
+
+const TRANSIENT = new Set(["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_TIMEOUT", "REQUEST_REJECTED", "QUEUE_FULL"]);
+
+/** Runs an operation; an unexpected fault answers the operation's documented message, never its details. */
+async function guarded<T>(env: PipelinesEnv, fault: { status: number; message: string }, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    // Another service unreachable for now: the gateway answers 503/504, which a client may retry.
+    if (TRANSIENT.has((err as { type?: string }).type ?? "")) throw err;
+    env.logger.error(`${fault.message}:`, err);
+    throw new DomainError(fault.status, fault.message);
+  }
+}
+
+function requireWrite(user: Principal): void {
+  if (!mayWrite(user, "pipeline")) throw forbidden(MSG.unauthorizedOperation);
+}
+
+const scopeIds = (scope: Scope): repo.ScopeIds =>
+  scope.kind === "all" ? [null, null] : scope.kind === "site" ? [safeId(scope.site_id), null] : [safeId(scope.site_id), safeId(scope.plant_id)];
+const NOTHING = "00000000-0000-0000-0000-000000000000";
+const safeId = (id: string): string => (isId(id) ? id : NOTHING);
+
+/** A pipeline of this kind that the caller may see, or the kind's `Invalid ... ID` (existence never leaks). */
+async function visiblePipeline(env: PipelinesEnv, user: Principal, kind: PipelineKind | undefined, id: string, invalid: (id: string) => string) {
+  const row = isId(id) ? await repo.findPipeline(env.db, id, kind) : null;
+  if (!row || !inScope(scopeOf(user), row)) throw badRequest(invalid(id));
+  return row;
+}
+
+interface PlaceInput {
+  plant_id?: string;
+  function_id?: string;
+  site_id?: string;
+}
+
+interface Place {
+  site_id: string;
+  plant_id: string;
+  function_id: string | null;
+}
+
+/** Where a pipeline goes: its plant (given, or its function's), checked against the caller's scope. */
+async function placeOf(ctx: Ctx, kind: PipelineKind, input: PlaceInput): Promise<Place> {
+  const scope = scopeOf(ctx.meta.user);
+  let place: Place | null = null;
+  if (input.plant_id) {
+    const plant = await resolvePlant(ctx, input.plant_id);
+    if (!plant || !inScope(scope, plant) || (input.site_id && input.site_id !== plant.site_id)) {
+      throw badRequest(MSG.invalidPlantId(input.plant_id));
+    }
+    place = { site_id: plant.site_id, plant_id: plant.plant_id, function_id: null };
+  }
+  if (input.function_id) {
+    const fn = await resolveFunction(ctx, input.function_id);
+    if (!fn || !inScope(scope, fn) || (place && fn.plant_id !== place.plant_id) || (input.site_id && input.site_id !== fn.site_id)) {
+      throw badRequest(MSG.invalidFunctionId(input.function_id));
+    }
+    place = { site_id: fn.site_id, plant_id: fn.plant_id, function_id: fn.function_id };
+  }
+  if (!place) throw badRequest(TEXTS[kind].insufficientPlace);
+  return place;
+}
+
+/** The monitors a pipeline feeds with their slave ids (registration) or none (mapped by tags). */
+function registrationsOf(tags: Record<string, unknown>[], registration: Record<string, unknown>[]): Map<string, string | null> {
+  const slaves = slaveIds(registration);
+  return new Map(monitorIdsOf(tags, registration).map((id) => [id.toLowerCase(), slaves.get(id) ?? null]));
+}
+
+async function checkRegistration(ctx: Ctx, place: Place, functionEnabled: boolean, tags: Record<string, unknown>[], registration: Record<string, unknown>[]) {
+  const monitors = await resolveMonitors(ctx, monitorIdsOf(tags, registration));
+  const valid = registrationIsValid(
+    { plant_id: place.plant_id, function_id: place.function_id, function_enabled_in_registration: functionEnabled },
+    tags,
+    registration,
+    monitors,
+  );
+  if (!valid) throw notFound(MSG.invalidRegistration);
+  return monitors;
+}
+
+/** Tells config (and anyone listening) which monitors the pipeline feeds now, and which it stopped feeding. */
+function announce(ctx: Ctx, p: repo.PipelineWrite, before: string[], after: Map<string, string | null>): void {
+  for (const monitor_id of before) {
+    if (!after.has(monitor_id)) {
+      const event: MonitorUnregisteredEvent = { monitor_id, pipeline_id: p.pipeline_id };
+      void ctx.emit("pipelines.monitor.unregistered", event);
+    }
+  }
+  for (const [monitor_id, slave] of after) {
+    const n = slave === null ? NaN : Number(slave);
+    const event: MonitorRegisteredEvent = {
+      monitor_id,
+      pipeline_id: p.pipeline_id,
+      data_source: p.data_source,
+      data_source_subtype: p.data_source_subtype,
+      slave_id: Number.isInteger(n) ? n : null,
+      data_type: p.data_type,
+    };
+    void ctx.emit("pipelines.monitor.registered", event);
+  }
+}
+
+/** Every replica drops what it cached of the pipeline (keys, tag mapping). */
+function changed(ctx: Ctx, pipeline_id: string): void {
+  void ctx.broadcast("pipelines.changed", { pipeline_id }, ["pipelines"]);
+}
+
+export interface PipelineInput extends PlaceInput {
+  pipeline_id?: string;
+  pipeline_name?: string;
+  data_type?: string;
+  data_source?: string;
+  data_source_subtype?: string;
+  settings?: Record<string, unknown>;
+  tags: Record<string, unknown>[];
+  registration?: Record<string, unknown>[];
+  function_enabled_in_registration?: boolean;
+  gateway_firmware?: unknown;
+  firmware_update?: number;
+  data_directory?: string;
+}
+
+function checkBody(kind: PipelineKind, body: Required<Pick<PipelineInput, "data_type" | "data_source_subtype">> & PipelineInput): void {
+  const problem =
+    kind === "edge"
+      ? checkEdgeBody({ ...body, settings: body.settings ?? {} })
+      : checkThirdPartyBody({ ...body, settings: body.settings });
+  if (problem) throw badRequest(problem);
+}
+
+/** Writes the pipeline and its registrations in one transaction; the spec's messages for a taken MAC or monitor. */
+async function save(env: PipelinesEnv, write: repo.PipelineWrite, slaves: Map<string, string | null>, create: Buffer | null): Promise<void> {
+  if (write.kind === "edge") {
+    const other = await repo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
+    if (other) throw badRequest(MSG.macInUse(other));
+  }
+  try {
+    await env.db.transaction(async (tx) => {
+      if (create) await repo.insertPipeline(tx, write, create, Date.now());
+      else await repo.updatePipeline(tx, write);
+      if (!(await repo.replaceRegistrations(tx, write.pipeline_id, slaves))) throw badRequest(MSG.monitorInAnotherGateway);
+    });
+  } catch (err) {
+    if (repo.isMacTaken(err)) {
+      const other = await repo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
+      throw badRequest(MSG.macInUse(other ?? ""));
+    }
+    throw err;
+  }
+}
+
+/** Ops 46 and 50. The ingest key is answered here once; only its hash is kept. */
+export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>, kind: PipelineKind) {
+  requireWrite(ctx.meta.user);
+  return guarded(env, TEXTS[kind].createFault, async () => {
+    const p = ctx.params as PipelineInput & { pipeline_name: string; data_type: string; data_source: string; data_source_subtype: string };
+    checkBody(kind, p);
+    const place = await placeOf(ctx, kind, p);
+    const registration = p.registration ?? [];
+    const functionEnabled = p.function_enabled_in_registration ?? false;
+    await checkRegistration(ctx, place, functionEnabled, p.tags, registration);
+    const settings = p.settings ?? {};
+    const write: repo.PipelineWrite = {
+      pipeline_id: newId(),
+      kind,
+      pipeline_name: p.pipeline_name,
+      ...place,
+      data_type: p.data_type,
+      data_source: p.data_source,
+      data_source_subtype: p.data_source_subtype,
+      settings,
+      tags: p.tags,
+      registration,
+      function_enabled_in_registration: functionEnabled,
+      gateway_firmware: firmwareOf(p.gateway_firmware),
+      firmware_update: p.firmware_update ?? 0,
+      data_directory: p.data_directory ?? "",
+      mac_address: String(settings.mac_address ?? ""),
+    };
+    const slaves = registrationsOf(p.tags, registration);
+    const ingest_key = newIngestKey();
+    await save(env, write, slaves, hashIngestKey(ingest_key));
+    announce(ctx, write, [], slaves);
+    return { id: write.pipeline_id, ingest_key };
+  });
+}
+
+/** Ops 48 and 52: what the body leaves out stays as it was; settings and tags are checked as on create. */
+export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>, kind: PipelineKind) {
+  requireWrite(ctx.meta.user);
+  const p = ctx.params;
+  const texts = TEXTS[kind];
+  const current = await visiblePipeline(env, ctx.meta.user, kind, p.pipeline_id ?? "", texts.invalidId);
+  return guarded(env, texts.updateFault, async () => {
+    const merged = {
+      ...p,
+      data_type: p.data_type ?? current.data_type,
+      data_source_subtype: p.data_source_subtype ?? current.data_source_subtype,
+      settings: p.settings ?? current.settings,
+    };
+    checkBody(kind, merged);
+    const moved = p.plant_id !== undefined || p.function_id !== undefined;
+    const place: Place = moved ? await placeOf(ctx, kind, p) : { site_id: current.site_id, plant_id: current.plant_id, function_id: current.function_id };
+    const registration = p.registration ?? current.registration;
+    const functionEnabled = p.function_enabled_in_registration ?? current.function_enabled_in_registration;
+    await checkRegistration(ctx, place, functionEnabled, p.tags, registration);
+    const write: repo.PipelineWrite = {
+      pipeline_id: current.pipeline_id,
+      kind,
+      pipeline_name: p.pipeline_name ?? current.pipeline_name,
+      ...place,
+      data_type: merged.data_type,
+      data_source: p.data_source ?? current.data_source,
+      data_source_subtype: merged.data_source_subtype,
+      settings: merged.settings,
+      tags: p.tags,
+      registration,
+      function_enabled_in_registration: functionEnabled,
+      gateway_firmware: p.gateway_firmware === undefined ? current.gateway_firmware : firmwareOf(p.gateway_firmware),
+      firmware_update: p.firmware_update ?? current.firmware_update,
+      data_directory: p.data_directory ?? current.data_directory,
+      mac_address: String(merged.settings.mac_address ?? current.mac_address),
+    };
+    const before = await repo.registeredMonitors(env.db, current.pipeline_id);
+    const slaves = registrationsOf(p.tags, registration);
+    await save(env, write, slaves, null);
+    changed(ctx, current.pipeline_id);
+    announce(ctx, write, before, slaves);
+    return texts.updated;
+  });
+}
+
+/** Ops 47 and 51. The pipeline's readings stay until the site's retention takes them. */
+export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>, kind: PipelineKind) {
+  requireWrite(ctx.meta.user);
+  const texts = TEXTS[kind];
+  const current = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
+  return guarded(env, texts.deleteFault, async () => {
+    const before = await repo.registeredMonitors(env.db, current.pipeline_id);
+    await env.db.query(`DELETE FROM pipelines WHERE pipeline_id = $1`, [current.pipeline_id]);
+    changed(ctx, current.pipeline_id);
+    announce(ctx, { ...current, settings: current.settings }, before, new Map());
+    return texts.deleted;
+  });
+}
+
+/** Op 49 and the edge fetch. `mac_ids`, when given, must name the pipeline's MAC address. */
+export async function getPipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; mac_ids?: string | string[] }>, kind: PipelineKind) {
+  const texts = TEXTS[kind];
+  const row = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
+  const macs = ctx.params.mac_ids;
+  if (macs !== undefined) {
+    const list = (Array.isArray(macs) ? macs : macs.split(",")).map((m) => m.trim().toLowerCase());
+    if (!list.includes(row.mac_address.toLowerCase())) throw badRequest(texts.invalidId(ctx.params.pipeline_id));
+  }
+  return guarded(env, texts.fetchFault, async () => fetchView(row, config().latestGatewayFirmware));
+}
+
+interface ListInput {
+  plant_id?: string;
+  function_id?: string;
+  status?: string;
+  limit?: number;
+  offset?: number;
+}
+
+function filterOf(p: ListInput): repo.ListFilter | null {
+  if (!p.plant_id && !p.function_id) throw badRequest("Insufficient inputs");
+  if ((p.plant_id && !isId(p.plant_id)) || (p.function_id && !isId(p.function_id))) return null;
+  return { plant_id: p.plant_id ?? null, function_id: p.function_id ?? null };
+}
+
+/** Op 54, with the names from config and the last actions of each pipeline. */
+export async function listPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
+  const filter = filterOf(ctx.params);
+  const rows = filter ? await repo.listPipelines(env.db, filter, scopeIds(scopeOf(ctx.meta.user))) : [];
+  ctx.meta.$responseHeaders = { "X-Total-Count": String(rows.length) };
+  const offset = ctx.params.offset ?? 0;
+  const page = rows.slice(offset, ctx.params.limit === undefined ? undefined : offset + ctx.params.limit);
+  const names = await namesOf(ctx, page);
+  const actions = await repo.lastActions(env.db, page.map((r) => r.pipeline_id));
+  const latest = config().latestGatewayFirmware;
+  return page.map((r) => listItemView(r, names(r), actions.get(r.pipeline_id) ?? [], latest));
+}
+
+async function namesOf(ctx: Ctx, rows: PipelineRow[]) {
+  const plants = new Map<string, string | null>();
+  const functions = new Map<string, string | null>();
+  await Promise.all([
+    ...[...new Set(rows.map((r) => r.plant_id))].map(async (id) => plants.set(id, (await resolvePlant(ctx, id))?.plant_name ?? null)),
+    ...[...new Set(rows.map((r) => r.function_id).filter((id): id is string => !!id))].map(async (id) =>
+      functions.set(id, (await resolveFunction(ctx, id))?.function_name ?? null),
+    ),
+  ]);
+  return (r: PipelineRow) => ({ plant_name: plants.get(r.plant_id) ?? null, function_name: r.function_id ? (functions.get(r.function_id) ?? null) : null });
+}
+
+/** Op 55 with the contract's status filter. */
+export async function countPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
+  const filter = filterOf(ctx.params);
+  let statuses: repo.ListFilter["statuses"];
+  if (ctx.params.status !== undefined) {
+    const s = statusesFor(ctx.params.status);
+    if (!s) throw badRequest(MSG.invalidInput("status"));
+    statuses = s;
+  }
+  if (!filter) return 0;
+  return repo.countPipelines(env.db, { ...filter, statuses }, scopeIds(scopeOf(ctx.meta.user)));
+}
+
+/** Op 56: one action per named pipeline, all or none; the gateways pick them up from the ingestion API. */
+export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: ActionName }>) {
+  requireWrite(ctx.meta.user);
+  const raw = ctx.params.pipeline_id ?? ctx.params.id;
+  if (raw === undefined) throw badRequest("Insufficient inputs");
+  const ids = [...new Set(Array.isArray(raw) ? raw : [raw])];
+  if (ids.length === 0) throw badRequest("Insufficient inputs");
+  for (const id of ids) await visiblePipeline(env, ctx.meta.user, undefined, id, MSG.invalidGatewayId);
+  return guarded(env, { status: 500, message: MSG.somethingWentWrong }, async () => {
+    const now = Date.now();
+    await env.db.transaction(async (tx) => {
+      for (const id of ids) await repo.queueAction(tx, id.toLowerCase(), newId(), ctx.params.action, statusWhileQueued(ctx.params.action), now);
+    });
+    return MSG.actionQueued;
+  });
+}
+
+export type { ResolvedMonitor };

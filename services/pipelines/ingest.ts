@@ -1,0 +1,192 @@
+/**
+ * The ingestion API (contract: Pipelines and data ingestion): a gateway, known by its bearer
+ * ingest key, sends readings, waveforms and heartbeats, and polls and acks its actions.
+ *
+ * A reading answered 200 is durable: the batch, its counters and its stream message are one
+ * transaction, and the message leaves through the outbox (mixins/stream.mixin.ts).
+ */
+import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
+import { isId, newId } from "../../lib/ids";
+import { resolveMonitors, resolveSite } from "./config-client";
+import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
+import { MSG } from "./messages";
+import * as repo from "./repo";
+import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, mappingOf, statusAfterAck, type AcceptedReading, type Component } from "./rules";
+import { daysOf, insertReadings, isNoPartition } from "./storage";
+import { STREAMS, type ReadingBatch, type WaveformMessage } from "./streams";
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Used when config cannot say (the spec's default retention). */
+const DEFAULT_RETENTION_DAYS = 180;
+/** How many of a batch's readings `latest_event` shows. */
+const LATEST_EVENTS = 5;
+
+/** The pipeline the bearer key opens, which must be the one in the path; 401 otherwise. */
+export async function authenticate(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>): Promise<KeyedPipeline> {
+  const key = ctx.meta.ingestKey;
+  if (!key || key.length > 200) throw unauthorized(MSG.invalidIngestKey);
+  const hash = hashIngestKey(key);
+  const pipeline = await env.keys.getOrLoad(hash.toString("hex"), async () => {
+    const row = await repo.findByKeyHash(env.db, hash);
+    return row ? { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id } : null;
+  });
+  if (!pipeline || pipeline.pipeline_id !== String(ctx.params.pipeline_id).toLowerCase()) throw unauthorized(MSG.invalidIngestKey);
+  return pipeline;
+}
+
+/** Which tags of which monitors this pipeline may send (cached briefly; cleared when the pipeline changes). */
+async function mappingFor(env: PipelinesEnv, ctx: Ctx, pipeline_id: string): Promise<Map<string, Set<string>>> {
+  return env.mappings.getOrLoad(pipeline_id, async () => {
+    const row = await repo.findPipeline(env.db, pipeline_id);
+    if (!row) return new Map();
+    const monitors = await resolveMonitors(ctx, [...(await repo.registeredMonitors(env.db, pipeline_id))]);
+    return mappingOf(row.tags, row.registration, [...monitors.values()]);
+  });
+}
+
+async function retentionDays(env: PipelinesEnv, ctx: Ctx, site_id: string): Promise<number> {
+  return env.retention.getOrLoad(site_id, async () => {
+    try {
+      return (await resolveSite(ctx, site_id))?.retention_period ?? DEFAULT_RETENTION_DAYS;
+    } catch {
+      return DEFAULT_RETENTION_DAYS;
+    }
+  });
+}
+
+export interface ReadingsInput {
+  pipeline_id: string;
+  readings: unknown[];
+}
+
+export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>) {
+  const pipeline = await authenticate(env, ctx);
+  const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
+  const now = Date.now();
+  const days = await retentionDays(env, ctx, pipeline.site_id);
+  const { accepted, rejected } = checkReadings(ctx.params.readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
+  if (accepted.length > 0) await storeBatch(env, pipeline, accepted);
+  return { accepted: accepted.length, rejected };
+}
+
+/** The batch, the pipeline's counters and the stream message, in one transaction. */
+async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: AcceptedReading[]): Promise<void> {
+  const batch: ReadingBatch = { batch_id: newId(), pipeline_id: pipeline.pipeline_id, site_id: pipeline.site_id, plant_id: pipeline.plant_id, readings };
+  const days = daysOf(readings);
+  await env.partitions.ensure(env.db, days);
+  const write = () =>
+    env.db.transaction(async (tx) => {
+      await insertReadings(tx, batch, readings);
+      await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch);
+      await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
+    });
+  try {
+    await write();
+  } catch (err) {
+    if (!isNoPartition(err)) throw err;
+    // A partition this process believed in is gone (another replica's retention run): make it again.
+    await env.partitions.refresh(env.db);
+    await env.partitions.ensure(env.db, days);
+    await write();
+  }
+  env.streams.flush();
+}
+
+export interface WaveformInput {
+  pipeline_id: string;
+  monitor_id: string;
+  tag: string;
+  axis: "x" | "y" | "z";
+  ts: number;
+  sample_rate_hz: number;
+  samples: number[];
+}
+
+export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>) {
+  const pipeline = await authenticate(env, ctx);
+  const p = ctx.params;
+  if (!isId(p.monitor_id)) throw badRequest(MSG.invalidInput("monitor_id"));
+  const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
+  const monitor_id = p.monitor_id.toLowerCase();
+  if (!mapping.has(monitor_id)) throw badRequest(MSG.monitorNotMapped);
+  const message: WaveformMessage = {
+    waveform_id: newId(),
+    pipeline_id: pipeline.pipeline_id,
+    site_id: pipeline.site_id,
+    plant_id: pipeline.plant_id,
+    monitor_id,
+    tag: p.tag,
+    axis: p.axis,
+    ts: p.ts,
+    sample_rate_hz: p.sample_rate_hz,
+    samples: p.samples,
+  };
+  await env.db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO waveforms (waveform_id, pipeline_id, site_id, monitor_id, tag, axis, ts, sample_rate_hz, samples, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [message.waveform_id, message.pipeline_id, message.site_id, monitor_id, p.tag, p.axis, p.ts, p.sample_rate_hz, p.samples, Date.now()],
+    );
+    await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message);
+    await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
+  });
+  env.streams.flush();
+  return { id: message.waveform_id };
+}
+
+export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {
+  const pipeline = await authenticate(env, ctx);
+  await repo.recordHeartbeat(env.db, pipeline.pipeline_id, ctx.params.component, ctx.params.ts);
+  return MSG.heartbeatRecorded;
+}
+
+/**
+ * A gateway's own configuration, by its key: settings, tags, registration and the monitors it
+ * feeds with their tags (names, units) and asset attributes, so that it knows what to read and send.
+ */
+export async function gatewayConfig(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>) {
+  const pipeline = await authenticate(env, ctx);
+  const row = await repo.findPipeline(env.db, pipeline.pipeline_id);
+  if (!row) throw unauthorized(MSG.invalidIngestKey);
+  const monitors = await resolveMonitors(ctx, await repo.registeredMonitors(env.db, row.pipeline_id));
+  return {
+    pipeline_id: row.pipeline_id,
+    pipeline_name: row.pipeline_name,
+    data_type: row.data_type,
+    data_source: row.data_source,
+    data_source_subtype: row.data_source_subtype,
+    status: row.status,
+    settings: row.settings,
+    tags: row.tags,
+    registration: row.registration,
+    monitors: [...monitors.values()].map((m) => ({
+      monitor_id: m.monitor_id,
+      monitor_name: m.monitor_name,
+      monitor_type: m.monitor_type,
+      asset_attributes: m.asset_attributes ?? {},
+      tags: m.tags.map((t) => ({ tag_id: t.tag_id, tag_name: t.tag_name, tag_unit: t.tag_unit })),
+    })),
+  };
+}
+
+export async function pendingActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>) {
+  const pipeline = await authenticate(env, ctx);
+  return (await repo.pendingActions(env.db, pipeline.pipeline_id)).map(actionView);
+}
+
+/** The gateway's ack: the action completes (or fails) and the pipeline takes the status it leads to. */
+export async function ackAction(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; action_id: string; status: "completed" | "failed" }>) {
+  const pipeline = await authenticate(env, ctx);
+  const { action_id, status } = ctx.params;
+  if (!isId(action_id)) throw notFound(MSG.invalidActionId(action_id));
+  const done = await env.db.transaction(async (tx) => {
+    const action = await repo.completeAction(tx, pipeline.pipeline_id, action_id, status, Date.now());
+    if (action) await repo.setStatus(tx, pipeline.pipeline_id, statusAfterAck(action.action, status));
+    return action;
+  });
+  if (!done) {
+    if (await repo.actionExists(env.db, pipeline.pipeline_id, action_id)) throw new DomainError(409, MSG.actionNotPending);
+    throw notFound(MSG.invalidActionId(action_id));
+  }
+  return MSG.actionAcknowledged;
+}

@@ -1,0 +1,80 @@
+/**
+ * The pipelines service's periodic work, safe with any number of replicas:
+ * - the action timeout sweep (a status-guarded UPDATE: each overdue action fails once);
+ * - partitions made ahead for the coming days;
+ * - the daily retention run, claimed by a guarded update of its `jobs` row under an advisory
+ *   lock, so one replica runs it once a day.
+ */
+import type { Context } from "moleculer";
+import { config } from "../../lib/config";
+import { resolveSite } from "./config-client";
+import type { PipelinesEnv } from "./context";
+import * as repo from "./repo";
+import { daysAround, partitionName, retentionPlan } from "./storage";
+
+const DAY_MS = 24 * 3600 * 1000;
+const DEFAULT_RETENTION_DAYS = 180;
+
+export async function sweepOverdueActions(env: PipelinesEnv): Promise<string[]> {
+  const failed = await repo.failOverdueActions(env.db, config().pipelineActionTimeoutMs, Date.now());
+  if (failed.length) env.logger.warn(`pipeline actions timed out; pipelines in error: ${failed.join(", ")}`);
+  return failed;
+}
+
+export async function makePartitionsAhead(env: PipelinesEnv): Promise<void> {
+  await env.partitions.refresh(env.db);
+  await env.partitions.ensure(env.db, daysAround(Date.now()));
+}
+
+export interface RetentionReport {
+  ran: boolean;
+  dropped: string[];
+  deleted: number;
+}
+
+/**
+ * Deletes readings (and waveforms) older than their site's retention period. `force` runs it even
+ * when it ran less than a day ago (tests, operators); the advisory lock still keeps it to one replica.
+ */
+export async function runRetention(env: PipelinesEnv, ctx: Pick<Context, "call">, force = false): Promise<RetentionReport> {
+  const now = Date.now();
+  // The claim is short; the work runs outside it so a DROP's lock on `readings` is held only for itself.
+  const claimed = await env.db.transaction(async (tx) => {
+    const [{ locked }] = (await tx.query(`SELECT pg_try_advisory_xact_lock(hashtext('ims:pipelines:retention')) AS locked`)) as { locked: boolean }[];
+    if (!locked) return false;
+    const res = (await tx.query(`UPDATE jobs SET last_run = $1 WHERE name = 'retention' AND ($2 OR last_run <= $3) RETURNING name`, [
+      now,
+      force,
+      now - DAY_MS + 60000,
+    ])) as [unknown[], number];
+    return res[1] > 0;
+  });
+  if (!claimed) return { ran: false, dropped: [], deleted: 0 };
+
+  const siteIds = ((await env.db.query(`SELECT site_id FROM retention_sites`)) as { site_id: string }[]).map((r) => r.site_id);
+  const sites = await Promise.all(
+    siteIds.map(async (site_id) => {
+      const site = await resolveSite(ctx, site_id).catch(() => null);
+      return { site_id, retention_days: site?.retention_period ?? DEFAULT_RETENTION_DAYS };
+    }),
+  );
+  await env.partitions.refresh(env.db);
+  const plan = retentionPlan(now, env.partitions.all(), sites);
+  for (const day of plan.drop) {
+    await env.db.query(`DROP TABLE IF EXISTS ${partitionName(day)}`);
+    env.partitions.forget(day);
+  }
+  let deleted = 0;
+  for (const { site_id, before } of plan.deleteBefore) {
+    const res = (await env.db.query(`DELETE FROM readings WHERE site_id = $1 AND ts < to_timestamp($2::float8 / 1000)`, [site_id, before])) as [
+      unknown,
+      number,
+    ];
+    deleted += res[1] ?? 0;
+  }
+  for (const { site_id, retention_days } of sites) {
+    await env.db.query(`DELETE FROM waveforms WHERE site_id = $1 AND ts < $2`, [site_id, now - retention_days * DAY_MS]);
+  }
+  if (plan.drop.length || deleted) env.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
+  return { ran: true, dropped: plan.drop, deleted };
+}

@@ -1,0 +1,51 @@
+/** The spec's texts for the pipelines service, word for word (interface-spec.md ops 46-57, Errors), and the ingestion API's own. */
+export const MSG = {
+  // Third-party pipelines (ops 46-49)
+  pipelineDeleted: "Pipeline deleted successfully",
+  pipelineUpdated: "Pipeline updated successfully",
+  invalidPipelineId: (id: string) => `Invalid Pipeline ID: ${id}`,
+  pipelineCreateError: "Error occurred while creating the Pipeline",
+  pipelineDeleteError: "Error occurred while deleting the Pipeline",
+  pipelineUpdateError: "Error occurred while updating the Pipeline",
+  pipelineFetchError: "Error occurred while fetching the Pipeline details",
+
+  // Edge-server pipelines (ops 50-53)
+  gatewayDeleted: "Gateway deleted successfully",
+  gatewayUpdated: "Gateway updated successfully",
+  invalidGatewayId: (id: string) => `Invalid Gateway ID: ${id}`,
+  macInUse: (id: string) => `This MAC address is already registered with another gateway (ID: ${id})`,
+  monitorInAnotherGateway: "Monitor already registered in another gateway",
+  invalidInputKey: "Invalid input key",
+  insufficientInput: (key: string) => `Insufficient input: ${key}`,
+  gatewayCreateError: "Error creating gateway",
+  sqlOnlyProduction: "SQL gateway only supports Production data type",
+  invalidRegistration: "Invalid input registration",
+
+  // Both kinds
+  invalidPlantId: (id: string) => `Invalid Plant ID: ${id}`,
+  invalidFunctionId: (id: string) => `Invalid Function ID: ${id}`,
+  invalidInput: (field: string) => `Invalid input: ${field}`,
+  excessInputs: "Excess inputs",
+  unauthorizedOperation: "Unauthorized operation",
+
+  // Actions (op 56)
+  actionQueued: "Action is being queued",
+  somethingWentWrong: "Something went wrong",
+
+  // SQL connect (op 57)
+  missingParameters: (names: string[]) => `Missing parameters: ${names.join(", ")}`,
+  failedToConnect: "Failed to connect to DB",
+  ignoreTypeNotList: "ignore_type must be a list",
+
+  // Ingestion API (contract: Pipelines and data ingestion)
+  invalidIngestKey: "Invalid ingest key",
+  heartbeatRecorded: "Heartbeat recorded",
+  actionAcknowledged: "Action acknowledged",
+  invalidActionId: (id: string) => `Invalid Action ID: ${id}`,
+  actionNotPending: "Action is not in progress",
+  monitorNotMapped: "Monitor not mapped to this pipeline",
+  tagNotMapped: "Tag not mapped to this monitor",
+  readingTooOld: "Reading older than the site's retention period",
+  readingInFuture: "Reading time is in the future",
+  tooManyReadings: "Too many readings: at most 10000 a request",
+} as const;

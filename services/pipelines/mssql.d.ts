@@ -1,0 +1,25 @@
+/** The part of mssql's API that SQL connect uses (the package ships no types). */
+declare module "mssql" {
+  interface ConnectionConfig {
+    server: string;
+    port?: number;
+    user?: string;
+    password?: string;
+    database?: string;
+    connectionTimeout?: number;
+    requestTimeout?: number;
+    options?: { encrypt?: boolean; trustServerCertificate?: boolean };
+    pool?: { max?: number; min?: number };
+  }
+  interface Request {
+    input(name: string, type: unknown, value: unknown): Request;
+    query(sql: string): Promise<{ recordset: unknown[] }>;
+  }
+  class ConnectionPool {
+    constructor(config: ConnectionConfig);
+    connect(): Promise<ConnectionPool>;
+    request(): Request;
+    close(): Promise<void>;
+  }
+  const NVarChar: unknown;
+}

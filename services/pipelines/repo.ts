@@ -1,0 +1,306 @@
+/** The pipelines service's queries: pipelines, registrations, actions (its own schema only). */
+import type { DataSource, EntityManager } from "typeorm";
+import { isUniqueViolation } from "../../lib/errors";
+import type { ActionName, ActionRow, Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
+
+type Db = DataSource | EntityManager;
+
+/** The caller's scope as SQL parameters (null: not restricted on that level). */
+export type ScopeIds = [string | null, string | null];
+const scopeSql = (n: number) => `($${n}::uuid IS NULL OR site_id = $${n}::uuid) AND ($${n + 1}::uuid IS NULL OR plant_id = $${n + 1}::uuid)`;
+
+export async function findPipeline(db: Db, pipeline_id: string, kind?: PipelineKind): Promise<PipelineRow | null> {
+  const rows = (await db.query(`SELECT * FROM pipelines WHERE pipeline_id = $1 AND ($2::text IS NULL OR kind = $2)`, [
+    pipeline_id,
+    kind ?? null,
+  ])) as PipelineRow[];
+  return rows[0] ?? null;
+}
+
+export async function findByKeyHash(db: Db, hash: Buffer): Promise<PipelineRow | null> {
+  const rows = (await db.query(`SELECT * FROM pipelines WHERE ingest_key_hash = $1`, [hash])) as PipelineRow[];
+  return rows[0] ?? null;
+}
+
+export async function pipelineWithMac(db: Db, mac: string, except: string | null): Promise<string | null> {
+  const rows = (await db.query(
+    `SELECT pipeline_id FROM pipelines WHERE kind = 'edge' AND lower(mac_address) = lower($1) AND ($2::uuid IS NULL OR pipeline_id <> $2)`,
+    [mac, except],
+  )) as { pipeline_id: string }[];
+  return rows[0]?.pipeline_id ?? null;
+}
+
+export interface PipelineWrite {
+  pipeline_id: string;
+  kind: PipelineKind;
+  pipeline_name: string;
+  site_id: string;
+  plant_id: string;
+  function_id: string | null;
+  data_type: string;
+  data_source: string;
+  data_source_subtype: string;
+  settings: Record<string, unknown>;
+  tags: Record<string, unknown>[];
+  registration: Record<string, unknown>[];
+  function_enabled_in_registration: boolean;
+  gateway_firmware: { current_version?: string; previous_version?: string };
+  firmware_update: number;
+  data_directory: string;
+  mac_address: string;
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+/** TypeORM answers an UPDATE/DELETE with [rows, count] and anything else with rows. */
+function rowsOf<T>(result: unknown): T[] {
+  const r = result as unknown[];
+  return (r.length === 2 && Array.isArray(r[0]) && typeof r[1] === "number" ? r[0] : r) as T[];
+}
+
+export async function insertPipeline(tx: EntityManager, p: PipelineWrite, keyHash: Buffer, now: number): Promise<void> {
+  await tx.query(
+    `INSERT INTO pipelines (pipeline_id, kind, pipeline_name, site_id, plant_id, function_id, data_type, data_source,
+                            data_source_subtype, settings, tags, registration, function_enabled_in_registration,
+                            gateway_firmware, firmware_update, data_directory, mac_address, ingest_key_hash, created_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
+    [
+      p.pipeline_id,
+      p.kind,
+      p.pipeline_name,
+      p.site_id,
+      p.plant_id,
+      p.function_id,
+      p.data_type,
+      p.data_source,
+      p.data_source_subtype,
+      json(p.settings),
+      json(p.tags),
+      json(p.registration),
+      p.function_enabled_in_registration,
+      json(p.gateway_firmware),
+      p.firmware_update,
+      p.data_directory,
+      p.mac_address,
+      keyHash,
+      now,
+    ],
+  );
+  await tx.query(`INSERT INTO retention_sites (site_id) VALUES ($1) ON CONFLICT DO NOTHING`, [p.site_id]);
+}
+
+export async function updatePipeline(tx: EntityManager, p: PipelineWrite): Promise<void> {
+  await tx.query(
+    `UPDATE pipelines SET pipeline_name = $2, site_id = $3, plant_id = $4, function_id = $5, data_type = $6, data_source = $7,
+            data_source_subtype = $8, settings = $9, tags = $10, registration = $11, function_enabled_in_registration = $12,
+            gateway_firmware = $13, firmware_update = $14, data_directory = $15, mac_address = $16
+      WHERE pipeline_id = $1`,
+    [
+      p.pipeline_id,
+      p.pipeline_name,
+      p.site_id,
+      p.plant_id,
+      p.function_id,
+      p.data_type,
+      p.data_source,
+      p.data_source_subtype,
+      json(p.settings),
+      json(p.tags),
+      json(p.registration),
+      p.function_enabled_in_registration,
+      json(p.gateway_firmware),
+      p.firmware_update,
+      p.data_directory,
+      p.mac_address,
+    ],
+  );
+  await tx.query(`INSERT INTO retention_sites (site_id) VALUES ($1) ON CONFLICT DO NOTHING`, [p.site_id]);
+}
+
+export const isMacTaken = (err: unknown): boolean => isUniqueViolation(err, "pipelines_edge_mac");
+
+/**
+ * Replaces a pipeline's registrations. Returns false when a monitor is registered to another
+ * pipeline (the primary key decides, so two gateways racing for one monitor cannot both win).
+ */
+export async function replaceRegistrations(tx: EntityManager, pipeline_id: string, slaves: Map<string, string | null>): Promise<boolean> {
+  await tx.query(`DELETE FROM registrations WHERE pipeline_id = $1`, [pipeline_id]);
+  if (slaves.size === 0) return true;
+  const ids = [...slaves.keys()];
+  const inserted = (await tx.query(
+    `INSERT INTO registrations (monitor_id, pipeline_id, slave_id)
+     SELECT m, $1, s FROM unnest($2::uuid[], $3::text[]) AS u(m, s)
+     ON CONFLICT (monitor_id) DO NOTHING RETURNING monitor_id`,
+    [pipeline_id, ids, ids.map((id) => slaves.get(id) ?? null)],
+  )) as unknown[];
+  return inserted.length === ids.length;
+}
+
+export async function registeredMonitors(db: Db, pipeline_id: string): Promise<string[]> {
+  const rows = (await db.query(`SELECT monitor_id FROM registrations WHERE pipeline_id = $1`, [pipeline_id])) as { monitor_id: string }[];
+  return rows.map((r) => r.monitor_id);
+}
+
+export interface ListFilter {
+  plant_id: string | null;
+  function_id: string | null;
+  statuses?: PipelineStatus[];
+}
+
+export async function listPipelines(db: Db, f: ListFilter, scope: ScopeIds): Promise<PipelineRow[]> {
+  return (await db.query(
+    `SELECT * FROM pipelines
+      WHERE ($1::uuid IS NULL OR plant_id = $1) AND ($2::uuid IS NULL OR function_id = $2) AND ${scopeSql(3)}
+      ORDER BY created_at, pipeline_name, pipeline_id`,
+    [f.plant_id, f.function_id, ...scope],
+  )) as PipelineRow[];
+}
+
+export async function countPipelines(db: Db, f: ListFilter, scope: ScopeIds): Promise<number> {
+  const [{ n }] = (await db.query(
+    `SELECT count(*)::int AS n FROM pipelines
+      WHERE ($1::uuid IS NULL OR plant_id = $1) AND ($2::uuid IS NULL OR function_id = $2) AND ${scopeSql(3)}
+        AND ($5::text[] IS NULL OR status = ANY($5))`,
+    [f.plant_id, f.function_id, ...scope, f.statuses ?? null],
+  )) as { n: number }[];
+  return n;
+}
+
+/** The last `perPipeline` actions of each pipeline, newest first. */
+export async function lastActions(db: Db, ids: string[], perPipeline = 5): Promise<Map<string, ActionRow[]>> {
+  const out = new Map<string, ActionRow[]>();
+  if (ids.length === 0) return out;
+  const rows = (await db.query(
+    `SELECT action_id, pipeline_id, action, status, issued_at, completed_at FROM (
+       SELECT a.*, row_number() OVER (PARTITION BY pipeline_id ORDER BY issued_at DESC, action_id) AS n
+         FROM pipeline_actions a WHERE pipeline_id = ANY($1::uuid[])) x
+      WHERE n <= $2 ORDER BY issued_at DESC, action_id`,
+    [ids, perPipeline],
+  )) as ActionRow[];
+  for (const r of rows) {
+    const list = out.get(r.pipeline_id) ?? [];
+    list.push(r);
+    out.set(r.pipeline_id, list);
+  }
+  return out;
+}
+
+/** Op 56 for one pipeline: the action supersedes one still pending, and the pipeline moves. */
+export async function queueAction(
+  tx: EntityManager,
+  pipeline_id: string,
+  action_id: string,
+  action: ActionName,
+  status: PipelineStatus,
+  now: number,
+): Promise<void> {
+  await tx.query(`UPDATE pipeline_actions SET status = 'failed', completed_at = $2 WHERE pipeline_id = $1 AND status = 'in_progress'`, [
+    pipeline_id,
+    now,
+  ]);
+  await tx.query(`INSERT INTO pipeline_actions (action_id, pipeline_id, action, status, issued_at) VALUES ($1, $2, $3, 'in_progress', $4)`, [
+    action_id,
+    pipeline_id,
+    action,
+    now,
+  ]);
+  await tx.query(`UPDATE pipelines SET status = $2 WHERE pipeline_id = $1`, [pipeline_id, status]);
+}
+
+export async function pendingActions(db: Db, pipeline_id: string): Promise<ActionRow[]> {
+  return (await db.query(
+    `SELECT action_id, pipeline_id, action, status, issued_at, completed_at FROM pipeline_actions
+      WHERE pipeline_id = $1 AND status = 'in_progress' ORDER BY issued_at`,
+    [pipeline_id],
+  )) as ActionRow[];
+}
+
+/** Completes a pending action; null when there is no such pending action of the pipeline. */
+export async function completeAction(
+  tx: EntityManager,
+  pipeline_id: string,
+  action_id: string,
+  status: "completed" | "failed",
+  now: number,
+): Promise<ActionRow | null> {
+  const rows = rowsOf<ActionRow>(
+    await tx.query(
+      `UPDATE pipeline_actions SET status = $3, completed_at = $4
+        WHERE action_id = $1 AND pipeline_id = $2 AND status = 'in_progress'
+        RETURNING action_id, pipeline_id, action, status, issued_at, completed_at`,
+      [action_id, pipeline_id, status, now],
+    ),
+  );
+  return rows[0] ?? null;
+}
+
+export async function actionExists(db: Db, pipeline_id: string, action_id: string): Promise<boolean> {
+  const rows = (await db.query(`SELECT 1 FROM pipeline_actions WHERE action_id = $1 AND pipeline_id = $2`, [action_id, pipeline_id])) as unknown[];
+  return rows.length > 0;
+}
+
+export async function setStatus(tx: Db, pipeline_id: string, status: PipelineStatus): Promise<void> {
+  await tx.query(`UPDATE pipelines SET status = $2 WHERE pipeline_id = $1`, [pipeline_id, status]);
+}
+
+/**
+ * Fails every action older than the timeout and puts its pipeline in `error`, in one statement.
+ * The status guard makes it happen once however many replicas sweep at the same moment: the
+ * second UPDATE of a row finds it no longer `in_progress`.
+ */
+export async function failOverdueActions(db: DataSource, timeoutMs: number, now: number): Promise<string[]> {
+  const rows = rowsOf<{ pipeline_id: string }>(
+    await db.query(
+    `WITH overdue AS (
+       UPDATE pipeline_actions SET status = 'failed', completed_at = $2
+        WHERE status = 'in_progress' AND issued_at <= $1
+        RETURNING pipeline_id)
+     UPDATE pipelines p SET status = 'error' FROM overdue o WHERE p.pipeline_id = o.pipeline_id
+     RETURNING p.pipeline_id`,
+    [now - timeoutMs, now],
+    ),
+  );
+  return rows.map((r) => r.pipeline_id);
+}
+
+export async function recordHeartbeat(db: Db, pipeline_id: string, component: Component, ts: number): Promise<void> {
+  await db.query(`UPDATE pipelines SET heart_beats = heart_beats || jsonb_build_object($2::text, $3::bigint) WHERE pipeline_id = $1`, [
+    pipeline_id,
+    component,
+    ts,
+  ]);
+}
+
+export async function addEvents(tx: EntityManager, pipeline_id: string, n: number, latest: unknown[]): Promise<void> {
+  await tx.query(`UPDATE pipelines SET total_events = total_events + $2, latest_event = $3 WHERE pipeline_id = $1`, [
+    pipeline_id,
+    n,
+    JSON.stringify(latest),
+  ]);
+}
+
+export async function plantActivity(db: Db, plant_id: string): Promise<{ pipelines: number; events: number }> {
+  const [row] = (await db.query(`SELECT count(*)::int AS pipelines, coalesce(sum(total_events), 0)::bigint AS events FROM pipelines WHERE plant_id = $1`, [
+    plant_id,
+  ])) as { pipelines: number; events: string }[];
+  return { pipelines: row?.pipelines ?? 0, events: Number(row?.events ?? 0) };
+}
+
+/** `pipelines.resolve` (internal): what other services need to name and place a gateway. */
+export async function resolvePipeline(db: Db, pipeline_id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(pipeline_id)) return null;
+  const row = await findPipeline(db, pipeline_id.toLowerCase());
+  if (!row) return null;
+  return {
+    pipeline_id: row.pipeline_id,
+    pipeline_name: row.pipeline_name,
+    data_type: row.data_type,
+    data_source: row.data_source,
+    data_source_subtype: row.data_source_subtype,
+    function_id: row.function_id,
+    plant_id: row.plant_id,
+    site_id: row.site_id,
+    status: row.status,
+    monitor_ids: await registeredMonitors(db, row.pipeline_id),
+  };
+}

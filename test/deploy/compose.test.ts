@@ -1,0 +1,140 @@
+/**
+ * docker-compose.yml, .env.example and the Dockerfile, read as files: no Docker engine runs here,
+ * so these checks are what keeps them in step with the code (services, ports, variables, files).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parse } from "yaml";
+import { ALL_SERVICES } from "../../lib/config";
+
+const ROOT = path.resolve(__dirname, "../..");
+const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), "utf8");
+
+interface ComposeService {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  healthcheck?: { test?: string[]; disable?: boolean };
+  depends_on?: Record<string, { condition: string }>;
+  env_file?: string;
+  profiles?: string[];
+}
+interface Compose {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+}
+
+const compose = parse(read("docker-compose.yml"), { merge: true }) as Compose;
+const DB_SERVICES = ALL_SERVICES.filter((s) => s !== "api");
+
+describe("docker-compose.yml", () => {
+  it("runs NATS with JetStream, PostgreSQL and Redis, each with a health check and a volume", () => {
+    const { nats, postgres, redis } = compose.services;
+    expect(nats?.command).toContain("-js");
+    for (const infra of [nats, postgres, redis]) {
+      expect(infra?.healthcheck?.test?.length).toBeGreaterThan(0);
+      expect(infra?.volumes?.length).toBe(1);
+    }
+  });
+
+  it.each([...ALL_SERVICES])("runs %s in a container of its own from the one image, health-checked, after the migrations", (name) => {
+    const svc = compose.services[name];
+    expect(svc).toBeDefined();
+    expect(svc!.image).toBe(compose.services.api!.image);
+    expect(svc!.environment?.SERVICES).toBe(name);
+    expect(svc!.environment?.TRANSPORTER).toBe("nats://nats:4222");
+    expect(svc!.environment?.REDIS_URL).toBe("redis://redis:6379");
+    expect(svc!.environment?.DATABASE_URL).toMatch(/^postgres:\/\/ims:.*@postgres:5432\/ims$/);
+    expect(svc!.env_file).toBe(".env");
+    const port = svc!.environment?.HEALTH_PORT;
+    expect(svc!.healthcheck?.test?.join(" ")).toContain(`http://127.0.0.1:${port}/ready`);
+    expect(svc!.depends_on).toEqual({
+      nats: { condition: "service_healthy" },
+      postgres: { condition: "service_healthy" },
+      redis: { condition: "service_healthy" },
+      migrate: { condition: "service_completed_successfully" },
+    });
+  });
+
+  it("publishes the api on port 3000 and no other service", () => {
+    expect(compose.services.api!.environment?.PORT).toBe("3000");
+    expect(compose.services.api!.ports).toEqual(["${API_PORT:-3000}:3000"]);
+    for (const name of ALL_SERVICES.filter((s) => s !== "api")) expect(compose.services[name]!.ports).toBeUndefined();
+  });
+
+  it("migrates every schema once before the services, with MIGRATE_ONLY=1", () => {
+    const migrate = compose.services.migrate!;
+    expect(migrate.environment?.MIGRATE_ONLY).toBe("1");
+    expect(migrate.environment?.SERVICES?.split(",").sort()).toEqual([...DB_SERVICES].sort());
+  });
+
+  it("declares every named volume it mounts", () => {
+    const used = Object.values(compose.services)
+      .flatMap((s) => s.volumes ?? [])
+      .map((v) => v.split(":")[0]!)
+      .filter((v) => !v.startsWith(".") && !v.startsWith("/"));
+    expect(new Set(used)).toEqual(new Set(Object.keys(compose.volumes)));
+  });
+
+  it("takes every variable it requires from the env file that .env.example describes", () => {
+    const text = read("docker-compose.yml");
+    const required = [...text.matchAll(/\$\{([A-Z0-9_]+)(:?\?[^}]*)?\}/g)].map((m) => m[1]!);
+    const example = new Set(
+      read(".env.example")
+        .split("\n")
+        .map((l) => /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(l)?.[1])
+        .filter(Boolean),
+    );
+    expect(required.length).toBeGreaterThan(0);
+    for (const name of required) expect(example).toContain(name);
+  });
+
+  it("runs the REPL as a one-off tool container", () => {
+    expect(compose.services.repl!.profiles).toEqual(["tools"]);
+    expect(compose.services.repl!.command).toEqual(["node", "--import", "tsx", "bin/repl.ts"]);
+  });
+});
+
+/** The relative imports reachable from an entry file: the files the image must contain. */
+function importClosure(entry: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const source = fs.readFileSync(entry, "utf8");
+  for (const m of source.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+    const base = path.resolve(path.dirname(entry), m[1]!);
+    const file = [base, `${base}.ts`, path.join(base, "index.ts")].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+    if (file) importClosure(file, seen);
+  }
+  return seen;
+}
+
+describe("Dockerfile", () => {
+  const dockerfile = read("Dockerfile");
+  const ignored = read(".dockerignore")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#") && !l.startsWith("!"));
+
+  it("is multi-stage on Node 24 slim, installs production dependencies only and runs as a non-root user", () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-[a-z]+-slim$/m);
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "bin\/start.ts"\]$/m);
+  });
+
+  it("copies every file that bin/start.ts and bin/repl.ts import, and .dockerignore keeps none of them out", () => {
+    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
+    const needed = new Set<string>();
+    for (const entry of ["bin/start.ts", "bin/repl.ts"]) {
+      for (const file of importClosure(path.join(ROOT, entry))) needed.add(path.relative(ROOT, file).split(path.sep)[0]!);
+    }
+    expect(needed.size).toBeGreaterThan(3);
+    for (const top of needed) {
+      expect(copied).toContain(top);
+      expect(ignored).not.toContain(top);
+    }
+  });
+});

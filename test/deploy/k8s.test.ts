@@ -1,0 +1,194 @@
+/**
+ * k8s/: every manifest of the base and of both overlays, rendered, validated against the
+ * Kubernetes API schemas (kubernetes-models), and checked for what an installation needs:
+ * a Deployment per service with probes, resources and graceful shutdown, autoscalers, the api's
+ * Service and Ingress, the StatefulSets, the migration Job, and references that resolve.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseAllDocuments } from "yaml";
+import { ALL_SERVICES } from "../../lib/config";
+import { referencedFiles, render, type K8sObject } from "./kustomize";
+
+const K8S = path.resolve(__dirname, "../../k8s");
+const DIRS = ["base", "overlays/small", "overlays/large"];
+const rendered = Object.fromEntries(DIRS.map((d) => [d, render(path.join(K8S, d))])) as Record<string, K8sObject[]>;
+const base = rendered.base!;
+
+const find = (objs: K8sObject[], kind: string, name: string): K8sObject | undefined =>
+  objs.find((o) => o.kind === kind && o.metadata.name === name);
+const all = (objs: K8sObject[], kind: string): K8sObject[] => objs.filter((o) => o.kind === kind);
+const envOf = (container: any): Record<string, string> =>
+  Object.fromEntries((container.env ?? []).filter((e: any) => "value" in e).map((e: any) => [e.name, e.value]));
+
+const kubectl = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0;
+
+describe("kustomizations", () => {
+  it.each(DIRS)("%s names only files that exist", (dir) => {
+    const refs = referencedFiles(path.join(K8S, dir));
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((r) => !r.exists)).toEqual([]);
+  });
+
+  it("base lists every manifest file under k8s/base", () => {
+    const files = fs
+      .readdirSync(path.join(K8S, "base"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")
+      .sort();
+    const listed = referencedFiles(path.join(K8S, "base")).map((r) => r.file).sort();
+    expect(listed).toEqual(files);
+  });
+
+  (kubectl ? it.each(DIRS) : it.skip.each(DIRS))("%s renders here exactly as `kubectl kustomize` renders it", (dir) => {
+    const out = execFileSync("kubectl", ["kustomize", path.join(K8S, dir)], { encoding: "utf8" });
+    const theirs = parseAllDocuments(out).map((d) => d.toJS() as K8sObject);
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+    const sort = (objs: K8sObject[]) => [...objs].sort((a, b) => key(a).localeCompare(key(b)));
+    expect(sort(rendered[dir]!)).toEqual(sort(theirs));
+  });
+});
+
+describe("schemas", () => {
+  it.each(DIRS)("every object of %s is valid against the Kubernetes API schemas", (dir) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "k8s-")), "objects.json");
+    fs.writeFileSync(file, JSON.stringify(rendered[dir]));
+    const out = execFileSync(process.execPath, [path.join(__dirname, "validate-k8s.mjs"), file], { encoding: "utf8" });
+    const results = JSON.parse(out) as { kind: string; name: string; error: string | null }[];
+    expect(results).toHaveLength(rendered[dir]!.length);
+    expect(results.filter((r) => r.error)).toEqual([]);
+  });
+
+  it("the validator refuses an invalid object (the check can fail)", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "k8s-")), "objects.json");
+    const broken = structuredClone(find(base, "Deployment", "api")!);
+    broken.spec.replicas = "two";
+    fs.writeFileSync(file, JSON.stringify([broken]));
+    const out = execFileSync(process.execPath, [path.join(__dirname, "validate-k8s.mjs"), file], { encoding: "utf8" });
+    expect(JSON.parse(out)[0].error).toMatch(/replicas must be integer/);
+  });
+});
+
+describe("base installation", () => {
+  const config = find(base, "ConfigMap", "ims-config")!;
+  const healthPort = Number(config.data.HEALTH_PORT);
+
+  it("puts everything in the ims namespace", () => {
+    expect(find(base, "Namespace", "ims")).toBeDefined();
+    for (const o of base.filter((o) => o.kind !== "Namespace")) expect(o.metadata.namespace).toBe("ims");
+  });
+
+  it.each([...ALL_SERVICES])("runs %s as a Deployment with probes, resources and graceful shutdown", (name) => {
+    const d = find(base, "Deployment", name)!;
+    expect(d).toBeDefined();
+    const pod = d.spec.template.spec;
+    const [c] = pod.containers;
+    expect(d.spec.selector.matchLabels).toEqual({ "app.kubernetes.io/name": name });
+    expect(d.spec.template.metadata.labels["app.kubernetes.io/name"]).toBe(name);
+    expect(envOf(c).SERVICES).toBe(name);
+    expect(c.image).toBe(find(base, "Deployment", "api")!.spec.template.spec.containers[0].image);
+    expect(c.envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: "ims-secrets" } }]);
+    const health = c.ports.find((p: any) => p.name === "health");
+    expect(health.containerPort).toBe(healthPort);
+    expect(c.readinessProbe.httpGet).toEqual({ path: "/ready", port: "health" });
+    expect(c.livenessProbe.httpGet).toEqual({ path: "/live", port: "health" });
+    for (const kind of ["requests", "limits"]) {
+      expect(c.resources[kind].cpu).toBeDefined();
+      expect(c.resources[kind].memory).toBeDefined();
+    }
+    const sleep = Number(c.lifecycle.preStop.exec.command.at(-1));
+    expect(sleep).toBeGreaterThan(0);
+    // preStop, then the broker's drain of in-flight work (tracking shutdownTimeout 10 s).
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + 10 + 5);
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(d.spec.template.metadata.annotations["prometheus.io/port"]).toBe(String(healthPort));
+  });
+
+  it.each(["api", "pipelines", "alerting", "cm"])("autoscales %s", (name) => {
+    const hpa = find(base, "HorizontalPodAutoscaler", name)!;
+    expect(hpa.apiVersion).toBe("autoscaling/v2");
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name });
+    expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+  });
+
+  it("exposes the api by a Service and an Ingress that point at its http port", () => {
+    const svc = find(base, "Service", "api")!;
+    const container = find(base, "Deployment", "api")!.spec.template.spec.containers[0];
+    const http = container.ports.find((p: any) => p.name === "http");
+    expect(http.containerPort).toBe(Number(config.data.PORT));
+    expect(svc.spec.selector).toEqual({ "app.kubernetes.io/name": "api" });
+    expect(svc.spec.ports[0].targetPort).toBe("http");
+    const ingress = find(base, "Ingress", "api")!;
+    const backend = ingress.spec.rules[0].http.paths[0].backend.service;
+    expect(backend.name).toBe("api");
+    expect(svc.spec.ports.map((p: any) => p.name)).toContain(backend.port.name);
+  });
+
+  it.each([
+    ["nats", 4222],
+    ["postgres", 5432],
+    ["redis", 6379],
+  ])("runs %s as a StatefulSet with a volume behind a Service on port %d", (name, port) => {
+    const sts = find(base, "StatefulSet", name as string)!;
+    expect(sts.spec.serviceName).toBe(name);
+    expect(sts.spec.volumeClaimTemplates).toHaveLength(1);
+    expect(sts.spec.template.spec.containers[0].readinessProbe).toBeDefined();
+    expect(find(base, "Service", name as string)!.spec.ports.map((p: any) => p.port)).toContain(port);
+  });
+
+  it("runs NATS with JetStream and points the services at the in-cluster servers", () => {
+    expect(find(base, "StatefulSet", "nats")!.spec.template.spec.containers[0].args).toContain("-js");
+    expect(config.data.TRANSPORTER).toBe("nats://nats:4222");
+    expect(config.data.REDIS_URL).toBe("redis://redis:6379");
+    const secret = find(base, "Secret", "ims-secrets")!;
+    expect(secret.stringData.DATABASE_URL).toBe(`postgres://ims:${secret.stringData.POSTGRES_PASSWORD}@postgres:5432/ims`);
+  });
+
+  it("migrates every schema in a Job, once, with MIGRATE_ONLY=1", () => {
+    const job = find(base, "Job", "ims-migrate")!;
+    const env = envOf(job.spec.template.spec.containers[0]);
+    expect(env.MIGRATE_ONLY).toBe("1");
+    expect(env.SERVICES!.split(",").sort()).toEqual(ALL_SERVICES.filter((s) => s !== "api").sort());
+    expect(job.spec.template.spec.containers[0].envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: "ims-secrets" } }]);
+  });
+
+  it("refers only to ConfigMaps, Secrets, keys and claims that exist", () => {
+    const secretKeys = new Set(Object.keys(find(base, "Secret", "ims-secrets")!.stringData));
+    for (const o of base) {
+      const spec = o.spec?.template?.spec;
+      if (!spec) continue;
+      for (const c of spec.containers) {
+        for (const from of c.envFrom ?? []) {
+          if (from.configMapRef) expect(find(base, "ConfigMap", from.configMapRef.name)).toBeDefined();
+          if (from.secretRef) expect(find(base, "Secret", from.secretRef.name)).toBeDefined();
+        }
+        for (const e of c.env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (ref) expect(secretKeys).toContain(ref.key);
+        }
+      }
+      for (const v of spec.volumes ?? []) {
+        if (v.persistentVolumeClaim) expect(find(base, "PersistentVolumeClaim", v.persistentVolumeClaim.claimName)).toBeDefined();
+      }
+    }
+  });
+});
+
+describe("overlays", () => {
+  it("small runs one replica of each service and autoscales from 1 to 3", () => {
+    const small = rendered["overlays/small"]!;
+    for (const d of all(small, "Deployment")) expect(d.spec.replicas).toBe(1);
+    for (const h of all(small, "HorizontalPodAutoscaler")) expect([h.spec.minReplicas, h.spec.maxReplicas]).toEqual([1, 3]);
+    expect(find(small, "StatefulSet", "postgres")!.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe("5Gi");
+  });
+
+  it("large scales out, with notebooks on a shared volume", () => {
+    const large = rendered["overlays/large"]!;
+    expect(find(large, "Deployment", "api")!.spec.replicas).toBe(4);
+    for (const h of all(large, "HorizontalPodAutoscaler")) expect(h.spec.maxReplicas).toBe(20);
+    expect(find(large, "Deployment", "pipelines")!.spec.template.spec.containers[0].resources.limits.cpu).toBe("2");
+    expect(find(large, "PersistentVolumeClaim", "notebooks")!.spec.accessModes).toEqual(["ReadWriteMany"]);
+    expect(find(large, "Deployment", "notebooks")!.spec.replicas).toBe(2);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The REPL's admin commands against a running cluster: a node serving api, auth, config,
+ * notifier, pipelines and alerting over NATS, and the REPL's own broker joined to it as
+ * `npm run repl` joins.
+ */
+import { execFile, spawn } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { ServiceBroker } from "moleculer";
+import { readConfig } from "../../lib/config";
+import { COMMANDS, createReplBroker, runCommand } from "../../repl";
+import type { ReplContext } from "../../repl/types";
+import { startTestNode, type TestNode } from "../helpers/node";
+
+const TRANSPORTER = "nats://127.0.0.1:4222";
+let t: TestNode;
+let repl: ServiceBroker;
+let ctx: ReplContext;
+
+beforeAll(async () => {
+  t = await startTestNode({ services: ["api", "auth", "config", "notifier", "pipelines", "alerting"], env: { TRANSPORTER } });
+  const cfg = readConfig({ SERVICES: "api", TRANSPORTER, NAMESPACE: t.node.config.namespace, LOG_LEVEL: "error" });
+  ({ broker: repl, ctx } = createReplBroker(cfg));
+  await repl.start();
+  await repl.waitForServices(["auth", "config", "notifier", "pipelines", "alerting"], 10000);
+});
+afterAll(async () => {
+  await repl?.stop();
+  await t?.stop();
+});
+
+const command = (name: string) => {
+  const cmd = COMMANDS.find((c) => c.command.split(" ")[0] === name);
+  if (!cmd) throw new Error(`no command ${name}`);
+  return cmd;
+};
+const run = (name: string, args: Record<string, unknown> = {}, options: Record<string, unknown> = {}) =>
+  runCommand(command(name), ctx, { ...args, options });
+
+describe("REPL commands", () => {
+  let siteId = "";
+  let plantId = "";
+
+  it("each has help text, and the REPL node serves nothing", () => {
+    for (const c of COMMANDS) expect(c.description.length).toBeGreaterThan(10);
+    expect(repl.services.filter((s) => !s.name.startsWith("$"))).toEqual([]);
+  });
+
+  let pipelineId = "";
+  it("seed-demo creates a whole demo installation and prints how to feed it", async () => {
+    const out = await run("seed-demo", {}, { name: "Repl Demo", url: t.baseUrl });
+    for (const step of ["site", "plant", "function:pumping", "function:utilities", "asset:pump", "asset:switchboard", "monitor:condition", "monitor:process", "monitor:energy", "pipeline"]) {
+      expect(out).toMatch(new RegExp(`^\\+ ${step}: [0-9a-f-]{36}$`, "m"));
+    }
+    expect(out).toMatch(/^\+ watcher: Successfully created watcher with ID [0-9a-f-]{36}\.$/m);
+    expect(out).toMatch(/demo seeded$/);
+    siteId = /^\+ site: (\S+)$/m.exec(out)![1]!;
+    plantId = /^\+ plant: (\S+)$/m.exec(out)![1]!;
+    pipelineId = /^\+ pipeline: (\S+)$/m.exec(out)![1]!;
+    // What the REPL made is what the API shows.
+    const sites = await t.http<{ site_id: string; site_name: string }[]>("GET", "/_config/sites/_list");
+    expect(sites.body).toContainEqual(expect.objectContaining({ site_id: siteId, site_name: "Repl Demo" }));
+    // The printed command feeds the pipeline: run it (through a shell, as an operator would).
+    const curl = /^ {2}(curl .*)$/m.exec(out)![1]!;
+    const { stdout } = await promisify(execFile)("sh", ["-c", curl]);
+    expect(JSON.parse(stdout)).toEqual({ accepted: 1, rejected: [] });
+  });
+
+  it("pipeline-start queues a start, and pipeline-show shows it with the heartbeats", async () => {
+    expect(await run("pipeline-start", { pipelineIds: [pipelineId] })).toBe("Action is being queued");
+    const out = await run("pipeline-show", { pipelineId });
+    expect(out).toMatch(new RegExp(`^Repl Demo Gateway \\(${pipelineId}\\): starting, OPC-UA\n`));
+    expect(out).toMatch(/^heartbeats\ncomponent\s+last\n/m);
+    expect(out).toMatch(/^[0-9a-f-]{36}\s+start\s+in_progress\s+\d{4}-\d\d-\d\dT\S+Z\s+-$/m);
+  });
+
+  it("retention-now runs the retention job", async () => {
+    expect(await run("retention-now")).toMatch(/^retention done: \d+ readings deleted$/);
+  });
+
+  it("sites lists the sites as a table", async () => {
+    const out = await run("sites");
+    const lines = out.split("\n");
+    expect(lines[0]).toMatch(/^site_id\s+site_name\s+location\s+timezone\s+retention_days$/);
+    expect(lines[1]).toMatch(/^-+( +-+){4}$/);
+    expect(lines.slice(2).find((l) => l.startsWith(siteId))).toMatch(/Repl Demo\s+Demo Town\s+Europe\/Berlin\s+180$/);
+  });
+
+  it("plants lists the plants of every site, or of one, with their counts", async () => {
+    const all = await run("plants");
+    expect(all).toMatch(new RegExp(`^${plantId}\\s+Repl Demo Plant\\s+Repl Demo\\s+2\\s+1$`, "m"));
+    expect(await run("plants", { siteId })).toBe(all);
+    expect(await run("plants", { siteId: "not-an-id" })).toMatch(/^error: siteId must be an id \(a UUID\), got "not-an-id"\nusage: plants \[siteId\]/);
+  });
+
+  it("user-create checks its arguments before calling anything", async () => {
+    expect(await run("user-create", { username: "op@example.com", userType: "boss" })).toMatch(/^error: userType must be one of saas-admin, /);
+    expect(await run("user-create", { username: "op@example.com", userType: "plant-admin" })).toMatch(
+      /^error: --mobile and --country are required\nusage: user-create <username> <userType>\n  --mobile <number>/,
+    );
+    expect(await run("user-create", { username: "op@example.com", userType: "plant-admin" }, { mobile: "1", country: "+49" })).toMatch(
+      /^error: a plant-admin needs --plant\nusage: /,
+    );
+  });
+
+  let password = "";
+  it("user-create makes a user who can sign in, with a generated password shown once", async () => {
+    const out = await run("user-create", { username: "Operator@Example.com", userType: "plant-admin" }, { mobile: "1555", country: "+1", plant: plantId });
+    expect(out).toMatch(/^User created successfully\npassword: (\S+) {2}\(shown once\)$/);
+    password = /password: (\S+)/.exec(out)![1]!;
+    const res = await t.http("GET", "/_config/plants/" + plantId, { auth: { username: "operator@example.com", password } });
+    expect(res.status).toBe(200);
+  });
+
+  it("user-create answers the service's own message when the service refuses", async () => {
+    const out = await run("user-create", { username: "operator@example.com", userType: "plant-admin" }, { mobile: "1", country: "+1", plant: plantId, password: "Another123x" });
+    expect(out).toBe("error: 409 User already exists");
+  });
+
+  it("user-password resets a password: the old one stops working, the new one works", async () => {
+    const out = await run("user-password", { username: "operator@example.com" }, { password: "BrandNew123x" });
+    expect(out).toBe("User updated successfully");
+    const old = await t.http("GET", "/_config/server-time", { auth: { username: "operator@example.com", password } });
+    expect(old.status).toBe(401);
+    const fresh = await t.http("GET", "/_config/server-time", { auth: { username: "operator@example.com", password: "BrandNew123x" } });
+    expect(fresh.status).toBe(200);
+    expect(await run("user-password", { username: "nobody@example.com" })).toBe("error: 404 User not found!");
+  });
+
+  it("says which commands' services or actions are not there", async () => {
+    expect(await run("notifications")).toBe("error: not available: notifier.notifications.list is not provided by notifier yet");
+    expect(await run("notifications-retry")).toBe("error: not available: notifier.notifications.retry is not provided by notifier yet");
+    await t.node.broker.destroyService(t.node.broker.getLocalService("pipelines")!);
+    const id = "00000000-0000-4000-8000-000000000001";
+    expect(await run("pipeline-stop", { pipelineIds: [id] })).toBe("error: not available: pipelines not deployed");
+    expect(await run("retention-now")).toBe("error: not available: pipelines not deployed");
+    expect(await run("pipeline-start", { pipelineIds: ["x1"] })).toMatch(/^error: pipelineIds must be an id/);
+    expect(await run("notifications", {}, { status: "lost" })).toMatch(/^error: --status must be one of queued, /);
+  });
+});
+
+describe("npm run repl", () => {
+  it("joins the cluster with moleculer-repl and runs the admin commands typed into it", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "bin/repl.ts"], {
+      cwd: path.resolve(__dirname, "../.."),
+      env: { PATH: process.env.PATH ?? "", HOME: "/tmp", TRANSPORTER, NAMESPACE: t.node.config.namespace, LOG_LEVEL: "error" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const waitFor = async (re: RegExp, ms = 20000) => {
+      const until = Date.now() + ms;
+      while (!re.test(out)) {
+        if (Date.now() > until) throw new Error(`timed out waiting for ${re}; output:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      await waitFor(/ims:test-[0-9a-f]+ \$/);
+      child.stdin.write("sites\n");
+      await waitFor(/Repl Demo\s+Demo Town/);
+      child.stdin.write("help\n");
+      await waitFor(/seed-demo/);
+      expect(out).toContain("Reset a user's password");
+      child.stdin.write("user-create someone@example.com nobody-type --mobile 1 --country +1\n");
+      await waitFor(/error: userType must be one of/);
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => child.once("exit", r));
+    }
+    // The serving node is untouched by the REPL's exit.
+    expect((await t.http("GET", "/_config/server-time")).status).toBe(200);
+  }, 60000);
+});

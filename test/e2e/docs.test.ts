@@ -1,0 +1,71 @@
+/** /docs in a real browser (Debian's chromium, driven by playwright-core): the operations are listed and can be filtered. */
+import fs from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+import { startTestNode, type TestNode } from "../helpers/node";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+let t: TestNode;
+let browser: Browser;
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  t = await startTestNode({ services: ["api", "auth", "config"] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe("/docs", () => {
+  it("is served without credentials as a self-contained page", async () => {
+    const res = await t.http<string>("GET", "/docs", { auth: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    // No CDN: nothing is loaded from another origin.
+    expect(res.body).not.toMatch(/(src|href)=["']?https?:/);
+  });
+
+  it("lists every operation of /openapi.json by group, with its messages", async () => {
+    const doc = (await t.http<{ paths: Record<string, Record<string, unknown>> }>("GET", "/openapi.json", { auth: null })).body;
+    const count = Object.values(doc.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
+    const page = await browser.newPage();
+    const external: string[] = [];
+    const scriptErrors: string[] = [];
+    page.on("pageerror", (e) => scriptErrors.push(e.message));
+    page.on("request", (r) => {
+      if (!r.url().startsWith(t.baseUrl)) external.push(r.url());
+    });
+    await page.goto(`${t.baseUrl}/docs`);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 15000 }).catch((err: Error) => {
+      throw new Error(`${err.message}; script errors: ${scriptErrors.join("; ")}`);
+    });
+    expect(await page.locator("details.operation").count()).toBe(count);
+    expect(await page.locator("section.tag h2").allTextContents()).toEqual(expect.arrayContaining(["Sites", "Watchers", "Energy metrics", "Ingestion (edge gateways)"]));
+
+    const listSites = page.locator('details.operation[data-method="GET"][data-path="/_config/sites/_list"]');
+    await expect(listSites.locator("summary").textContent()).resolves.toContain("32. List the sites");
+    const createSite = page.locator('details.operation[data-method="POST"][data-path="/_config/sites"]');
+    await createSite.locator("summary").click();
+    await expect(createSite.locator(".body").innerText()).resolves.toContain("Either of latitude or longitude has to be specified");
+    expect(external).toEqual([]);
+    expect(scriptErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("filters the operations by what is typed", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${t.baseUrl}/docs`);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 15000 });
+    await page.fill("#filter", "Invalid Site ID");
+    const visible = await page.locator("details.operation:not([hidden])").evaluateAll((els) => els.map((e) => e.getAttribute("data-method") + " " + e.getAttribute("data-path")));
+    expect(visible).toEqual(
+      expect.arrayContaining(["GET /_config/sites/{site_id}", "DELETE /_config/sites/{site_id}", "POST /_config/plants"]),
+    );
+    expect(visible).not.toContain("GET /_config/sites/_list");
+    await page.close();
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * /openapi.json: served without authentication, lists exactly the routes the gateway serves,
+ * is a well-formed OpenAPI 3.1 document, and documents the answers the gateway really gives.
+ */
+import { documentationOf, DOCUMENT_PATHS } from "../../services/api/openapi";
+import { OPERATIONS } from "../../services/api/routes";
+import { startTestNode, type TestNode } from "../helpers/node";
+
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+}
+
+let t: TestNode;
+let doc: Doc;
+beforeAll(async () => {
+  // fatal: the 503s of services not started here are expected, not worth a log line each.
+  t = await startTestNode({ services: ["api", "auth", "config"], env: { LOG_LEVEL: "fatal" } });
+  const res = await t.http<Doc>("GET", "/openapi.json", { auth: null });
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const ops = () =>
+  Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+const toRoute = (path: string) => path.replace(/\{([A-Za-z_]+)\}/g, ":$1");
+
+describe("/openapi.json", () => {
+  it("is OpenAPI 3.1, served as JSON without credentials", async () => {
+    const res = await t.http("GET", "/openapi.json", { auth: null });
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(DOCUMENT_PATHS).toEqual(["/openapi.json", "/docs"]);
+  });
+
+  it("lists every route the gateway serves, and no other", async () => {
+    const aliases = await t.node.broker.call<{ fullPath: string; methods: string }[]>("api.listAliases");
+    const served = new Set(aliases.map((a) => `${a.methods} ${a.fullPath.replace(/\/+$/, "")}`));
+    const documented = new Set(ops().map((o) => `${o.method} ${toRoute(o.path)}`));
+    expect(served.size).toBe(OPERATIONS.length);
+    expect([...documented].sort()).toEqual([...served].sort());
+  });
+
+  it("has all 78 operations of the spec and the ingestion API", () => {
+    const numbers = new Set(ops().map((o) => o.op["x-operation-number"]).filter(Boolean));
+    expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 78 }, (_, i) => i + 1));
+    expect(ops().filter((o) => o.path.startsWith("/_ingest/")).map((o) => o.op["x-action"]).sort()).toEqual([
+      "pipelines.ingest.ack",
+      "pipelines.ingest.actions",
+      "pipelines.ingest.config",
+      "pipelines.ingest.heartbeat",
+      "pipelines.ingest.readings",
+      "pipelines.ingest.waveform",
+    ]);
+  });
+
+  it("has a documentation entry (summary, fields, messages) for every route", () => {
+    expect(OPERATIONS.filter((o) => !documentationOf(o)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
+  it("is well formed: unique operation ids, declared path parameters, references that resolve", () => {
+    const ids = ops().map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { path, op } of ops()) {
+      const declared = (op.parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => p.name);
+      expect(declared).toEqual([...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]));
+      expect(op.responses["200"]).toBeDefined();
+      for (const scheme of op.security.flatMap((s: object) => Object.keys(s))) expect(doc.components.securitySchemes[scheme]).toBeDefined();
+    }
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(50);
+    for (const r of refs) expect(doc.components.schemas[r]).toBeDefined();
+  });
+
+  it("carries the spec's error messages with the envelope as examples", () => {
+    const createSite = doc.paths["/_config/sites"]!.post;
+    const messages = Object.values(createSite.responses["400"].content["application/json"].examples).map((e: any) => e.value.error.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        "Site with name <site_name> already exists. Please choose a different name.",
+        "Error occurred during Site creation",
+        "Either of latitude or longitude has to be specified",
+        "Invalid content type",
+        "Insufficient inputs",
+      ]),
+    );
+    expect(createSite.responses["401"].description).toBe("Invalid credentials | You do not have access to this module");
+    expect(doc.paths["/_config/sites/{site_id}"]!.get.responses["405"].description).toBe("This method is not allowed");
+    expect(doc.paths["/_cm/assets/_list"]!.get.responses["401"].description).toContain("Unauthorized access to module by <user_type>");
+    expect(doc.paths["/_notebooks/notebooks"]!.delete.responses["200"].description).toContain("No notebooks deleted");
+  });
+
+  it("documents what the gateway answers to a caller without credentials, on every route", async () => {
+    const id = "00000000-0000-4000-8000-000000000001";
+    const undocumented: string[] = [];
+    for (const { path, method, op } of ops()) {
+      const url = path.replace(/\{[A-Za-z_]+\}/g, id);
+      const res = await t.http<{ error?: { status: number; message: string } }>(method, url, { auth: null });
+      expect([404, 405]).not.toContain(res.status);
+      const documented = Object.values(op.responses[String(res.status)]?.content?.["application/json"]?.examples ?? {}).map(
+        (e: any) => e.value.error.message,
+      );
+      if (!res.body?.error || !documented.includes(res.body.error.message)) undocumented.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(undocumented).toEqual([]);
+  });
+});
