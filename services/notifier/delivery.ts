@@ -82,7 +82,7 @@ export function skipped(row: Pick<NotificationRow, "sensitive" | "medium">): Aft
     outcome: "skipped",
     status: "skipped",
     nextAttemptAt: null,
-    error: `${row.medium} is not configured`,
+    error: "not configured",
     redact: row.sensitive,
   };
 }

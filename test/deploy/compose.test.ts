@@ -91,6 +91,23 @@ describe("docker-compose.yml", () => {
     for (const name of required) expect(example).toContain(name);
   });
 
+  it("names in .env.example and the Kubernetes Secret only variables the service reads or compose uses", () => {
+    const config = read("lib/config.ts");
+    const serviceReads = new Set([...config.matchAll(/\(env, "([A-Z0-9_]+)"/g)].map((m) => m[1]!));
+    const composeUses = new Set([...read("docker-compose.yml").matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1]!));
+    const named = (text: string, line: RegExp): string[] =>
+      text
+        .split("\n")
+        .map((l) => line.exec(l)?.[1])
+        .filter((n): n is string => Boolean(n));
+    const names = [
+      ...named(read(".env.example"), /^#?\s*([A-Z][A-Z0-9_]*)=/),
+      ...named(read("k8s/base/secret.yaml"), /^\s+([A-Z][A-Z0-9_]*):/),
+    ];
+    expect(names).toContain("TWILIO_SMS_FROM");
+    expect(names.filter((n) => !serviceReads.has(n) && !composeUses.has(n))).toEqual([]);
+  });
+
   it("runs the REPL as a one-off tool container", () => {
     expect(compose.services.repl!.profiles).toEqual(["tools"]);
     expect(compose.services.repl!.command).toEqual(["node", "--import", "tsx", "bin/repl.ts"]);

@@ -200,13 +200,17 @@ describe("without Twilio credentials", () => {
     await c.connect();
     try {
       const rows = await until(
-        async () => (await c.query(`SELECT medium, status FROM notifier.notifications ORDER BY medium`)).rows as { medium: string; status: string }[],
+        async () => (await c.query(`SELECT medium, status, last_error FROM notifier.notifications ORDER BY medium`)).rows as {
+            medium: string;
+            status: string;
+            last_error: string | null;
+          }[],
         (r) => r.length === 3 && r.every((x) => x.status !== "queued"),
       );
       expect(rows).toEqual([
-        { medium: "email", status: "sent" },
-        { medium: "sms", status: "skipped" },
-        { medium: "whatsapp", status: "skipped" },
+        { medium: "email", status: "sent", last_error: null },
+        { medium: "sms", status: "skipped", last_error: "not configured" },
+        { medium: "whatsapp", status: "skipped", last_error: "not configured" },
       ]);
     } finally {
       await c.end();
