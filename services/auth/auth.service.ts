@@ -3,7 +3,7 @@
  * (`authenticate`); users are managed by operations 38-42 and passwords reset by 43-45.
  * Who may manage whom is decided in users.ts; the OTP's rules are in otp.ts.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, type KeyObject } from "node:crypto";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource, EntityManager } from "typeorm";
 import { inScope, MODULES, scopeOf, USER_TYPES, type Principal, type UserType } from "../../lib/access";
@@ -22,6 +22,7 @@ import {
   hashOtp,
   hashPassword,
   isStrongPassword,
+  newCredentialSecret,
   verifyPassword,
 } from "./passwords";
 import {
@@ -39,12 +40,13 @@ import {
   type ModulesInput,
   type Place,
   type PlaceNames,
+  type CredentialsChanged,
   type UserContact,
   type UserRow,
 } from "./users";
 
 export { principalOf } from "./users";
-export type { UserContact, UserEvent } from "./users";
+export type { CredentialsChanged, UserContact, UserEvent } from "./users";
 
 type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
 
@@ -81,7 +83,7 @@ type OtpTry = "none" | "expired" | "wrong" | "match";
 
 interface AuthLocals {
   db: DataSource;
-  credentialSecret: Buffer;
+  credentialSecret: KeyObject;
 }
 
 interface AuthMethods {
@@ -94,6 +96,10 @@ interface AuthMethods {
 }
 
 const credentialKey = (username: string, fingerprint: string): string => `auth.credential:${username}:${fingerprint}`;
+
+/** Whether a user row still grants what an earlier read of it granted: same password hash, same principal. */
+const sameGrant = (before: UserRow, after: UserRow): boolean =>
+  before.password_hash === after.password_hash && JSON.stringify(principalOf(before)) === JSON.stringify(principalOf(after));
 
 /** Usernames are email addresses; `admin@localhost` is one too, so no dot is required after the @. */
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -149,8 +155,17 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
         }
         await this.db.query(`UPDATE users SET last_login_time = $2 WHERE username = $1`, [username, Date.now()]);
         const principal = principalOf(row);
-        if (cacher && config().authCacheTtlS > 0) await cacher.set(key, principal, config().authCacheTtlS);
-        return principal;
+        if (!cacher || config().authCacheTtlS <= 0) return principal;
+        await cacher.set(key, principal, config().authCacheTtlS);
+        // A change committed while this request checked the old row has cleaned the cache before the set above:
+        // read the row again, so that the old credential or grant is not cached past the change.
+        const now = await this.findUser(username);
+        if (now && sameGrant(row, now)) return principal;
+        await cacher.del(key);
+        if (!now || (now.password_hash !== row.password_hash && !(await verifyPassword(now.password_hash, ctx.params.password)))) {
+          throw new DomainError(401, MSG.invalidCredentials);
+        }
+        return principalOf(now);
       },
     },
 
@@ -473,9 +488,16 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
       });
     },
 
-    /** Drops every cached credential of a user: called whenever password, type, scope or modules change, and on delete. */
+    /**
+     * Drops every cached credential of a user: called whenever password, type, scope or modules
+     * change, and on delete. A broadcast, not an emit: every api replica caches principals of its
+     * own and must drop them all. It is sent before the operation answers, so the caller's next
+     * request finds no replica still holding the old credential.
+     */
     async forgetCredentials(username: string) {
-      await this.broker.cacher?.clean(credentialKey(username.toLowerCase(), "*"));
+      const name = username.toLowerCase();
+      await this.broker.cacher?.clean(credentialKey(name, "*"));
+      await this.broker.broadcast("auth.credentials.changed", { username: name } satisfies CredentialsChanged);
     },
 
     /** First start with no users: the SaaS admin from ADMIN_USERNAME / ADMIN_PASSWORD (or a generated one, printed once). */
@@ -503,7 +525,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
   },
 
   created() {
-    this.credentialSecret = randomBytes(32);
+    this.credentialSecret = newCredentialSecret();
   },
 
   async started() {

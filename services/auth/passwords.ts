@@ -1,8 +1,8 @@
 /**
  * Passwords: argon2id hashes (slow and salted), the strength rule of the spec, and the keyed
- * fingerprint under which a verified credential is cached so a request does not pay a hash.
+ * fingerprint (lib/credentials.ts) under which a verified credential is cached so a request does not pay a hash.
  */
-import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import argon2 from "argon2";
 
 export const WEAK_PASSWORD =
@@ -42,7 +42,4 @@ export function generateOtp(): string {
   return String(randomInt(0, 1_000_000)).padStart(6, "0");
 }
 
-/** HMAC of the credential: the cache key never holds the password, and differs per secret. */
-export function credentialFingerprint(secret: Buffer, username: string, password: string): string {
-  return createHmac("sha256", secret).update(username).update("\0").update(password).digest("base64url");
-}
+export { credentialFingerprint, newCredentialSecret } from "../../lib/credentials";

@@ -41,6 +41,15 @@ export interface UserEvent {
   plant_id: string | null;
 }
 
+/**
+ * Payload of `auth.credentials.changed`, a broadcast: a user's password, type, place or modules
+ * changed, or the user is gone, so every cache of that user's verified credentials must go (each
+ * api replica keeps its own).
+ */
+export interface CredentialsChanged {
+  username: string;
+}
+
 /** What another service (alerting's notifications) may learn of a user: `auth.users.resolve`. */
 export interface UserContact extends UserEvent {
   mobile_number: string;
