@@ -9,6 +9,7 @@ import ApiGateway from "moleculer-web";
 import { hasModule, type Principal } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError } from "../../lib/errors";
+import type { CredentialsChanged } from "../auth/auth.service";
 import {
   acceptableRequestId,
   hasForbiddenKey,
@@ -19,6 +20,7 @@ import {
   toEnvelope,
 } from "./http";
 import { serveDocument } from "./openapi";
+import { PrincipalCache } from "./principals";
 import { methodsAt, orderedOperations, type Operation } from "./routes";
 
 type GatewayRequest = IncomingMessage & {
@@ -46,11 +48,22 @@ function deniedMessage(op: Operation, user: Principal): string {
   }
 }
 
+/**
+ * How long the gateway trusts a verified caller without asking auth: a few seconds, never longer
+ * than auth's own cache (AUTH_CACHE_TTL_S; 0 turns both off). Changes reach it by broadcast at
+ * once; the bound only matters for a broadcast lost while this node was cut off from the bus.
+ */
+const PRINCIPAL_TTL_S = 5;
+
+interface ApiLocals {
+  principals: PrincipalCache;
+}
+
 const aliases = Object.fromEntries(
   orderedOperations().map(({ method, path, ...rest }) => [`${method} ${path}`, rest]),
 );
 
-const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record<string, unknown>> = {
+const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record<string, unknown>, Record<string, never>, ApiLocals> = {
   name: "api",
   mixins: [ApiGateway],
 
@@ -106,9 +119,21 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     },
   },
 
+  events: {
+    /** Auth's broadcast: a user's password, type, place or modules changed, or the user is gone. */
+    "auth.credentials.changed"(ctx: Context<CredentialsChanged>) {
+      this.principals.forget(ctx.params.username);
+    },
+    /** Broadcasts sent while this node was cut off are lost: trust nothing cached before. */
+    "$transporter.connected"() {
+      this.principals.clear();
+    },
+  },
+
   created() {
     // Read at creation, not at import, so a test can choose the port before starting a broker.
     this.settings.port = config().port;
+    this.principals = new PrincipalCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
   },
 
   methods: {
@@ -122,7 +147,15 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       }
       const credentials = parseBasic(req.headers.authorization);
       if (!credentials) throw new DomainError(401, "Invalid credentials");
-      return ctx.call<Principal, typeof credentials>("auth.authenticate", credentials);
+      if (!this.principals.enabled) return ctx.call<Principal, typeof credentials>("auth.authenticate", credentials);
+      const username = credentials.username.toLowerCase();
+      const fingerprint = this.principals.fingerprint(username, credentials.password);
+      const cached = this.principals.get(username, fingerprint);
+      if (cached) return cached;
+      const mark = this.principals.mark();
+      const principal = await ctx.call<Principal, typeof credentials>("auth.authenticate", credentials);
+      this.principals.set(username, fingerprint, principal, mark);
+      return principal;
     },
 
     authorize(ctx: Context<unknown, GatewayMeta>, _route: unknown, _req: GatewayRequest, _res: unknown, alias: Operation) {

@@ -83,6 +83,31 @@ describe(`cluster of ${services.length} processes (${services.join(", ")}) over 
     expect(mailTo()).toContain(username);
   });
 
+  it("refuses a changed password and a deleted user on the very next request, though the gateway caches callers", async () => {
+    const username = "rotating@example.com";
+    const user = (password: string | null) => ({
+      username,
+      mobile_number: "9876543210",
+      country_code: "+91",
+      user_type: "site-admin",
+      site_id: siteId,
+      password,
+    });
+    const as = (password: string) => cluster.http("GET", "/_config/sites/_list", { auth: { username, password } });
+    const refused = { status: 401, body: { error: { status: 401, message: "Invalid credentials" } } };
+    expect((await cluster.http("POST", "/_config/users", { body: user("OldPass1234") })).status).toBe(200);
+    // Twice: the second is answered from the api process's cache (and auth's Redis cache behind it).
+    for (let i = 0; i < 2; i++) expect((await as("OldPass1234")).status).toBe(200);
+
+    // auth's broadcast reaches the api process before auth's answer does: the next request is refused.
+    expect((await cluster.http("PUT", `/_config/users/${username}`, { body: user("NewPass5678") })).status).toBe(200);
+    expect(await as("OldPass1234")).toMatchObject(refused);
+    for (let i = 0; i < 2; i++) expect((await as("NewPass5678")).status).toBe(200);
+
+    expect((await cluster.http("DELETE", `/_config/users/${username}`)).status).toBe(200);
+    expect(await as("NewPass5678")).toMatchObject(refused);
+  });
+
   it("answers 503 Service unavailable at once while config is stopped, and serves again once it is back", async () => {
     const config = cluster.process("config");
     await config.stop("SIGTERM");
