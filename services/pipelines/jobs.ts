@@ -2,11 +2,11 @@
  * The pipelines service's periodic work, safe with any number of replicas:
  * - the action timeout sweep (a status-guarded UPDATE: each overdue action fails once);
  * - partitions made ahead for the coming days;
- * - the daily retention run, claimed by a guarded update of its `jobs` row under an advisory
- *   lock, so one replica runs it once a day.
+ * - the daily retention run, claimed through lib/daily-job, so one replica runs it once a day.
  */
 import type { Context } from "moleculer";
 import { config } from "../../lib/config";
+import { runDaily } from "../../lib/daily-job";
 import { resolveSite } from "./config-client";
 import type { PipelinesEnv } from "./context";
 import * as repo from "./repo";
@@ -33,24 +33,16 @@ export interface RetentionReport {
 }
 
 /**
- * Deletes readings (and waveforms) older than their site's retention period. `force` runs it even
- * when it ran less than a day ago (tests, operators); the advisory lock still keeps it to one replica.
+ * Deletes readings (and waveforms) older than their site's retention period, once a day on one
+ * replica (lib/daily-job). `force` runs it even when it ran less than a day ago (tests, operators).
  */
 export async function runRetention(env: PipelinesEnv, ctx: Pick<Context, "call">, force = false): Promise<RetentionReport> {
-  const now = Date.now();
-  // The claim is short; the work runs outside it so a DROP's lock on `readings` is held only for itself.
-  const claimed = await env.db.transaction(async (tx) => {
-    const [{ locked }] = (await tx.query(`SELECT pg_try_advisory_xact_lock(hashtext('ims:pipelines:retention')) AS locked`)) as { locked: boolean }[];
-    if (!locked) return false;
-    const res = (await tx.query(`UPDATE jobs SET last_run = $1 WHERE name = 'retention' AND ($2 OR last_run <= $3) RETURNING name`, [
-      now,
-      force,
-      now - DAY_MS + 60000,
-    ])) as [unknown[], number];
-    return res[1] > 0;
-  });
-  if (!claimed) return { ran: false, dropped: [], deleted: 0 };
+  const report = await runDaily(env.db, { service: "pipelines", job: "retention" }, force, (now) => deleteExpired(env, ctx, now));
+  return report ?? { ran: false, dropped: [], deleted: 0 };
+}
 
+/** The work runs outside the claim, so a DROP's lock on `readings` is held only for itself. */
+async function deleteExpired(env: PipelinesEnv, ctx: Pick<Context, "call">, now: number): Promise<RetentionReport> {
   const siteIds = ((await env.db.query(`SELECT site_id FROM retention_sites`)) as { site_id: string }[]).map((r) => r.site_id);
   const sites = await Promise.all(
     siteIds.map(async (site_id) => {
