@@ -10,6 +10,7 @@ import type { Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { MAX_TEXT } from "../../lib/validation";
+import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { ReadingBatch, WaveformMessage } from "../pipelines/streams";
@@ -17,6 +18,7 @@ import {
   listAssets,
   listMonitorIds,
   resolveMonitors,
+  retentionCutoffs,
   visibleAsset,
   visibleFunction,
   visibleMonitor,
@@ -109,10 +111,23 @@ const streams: StreamConsumers = {
   },
 };
 
+/**
+ * The daily retention run: spectra older than their site's retention go. Latest values stay (they
+ * are the latest), and so do events (an open one is current, closed ones are a few rows an asset).
+ */
+async function deleteOldSpectra(env: DailyJobEnv, now: number): Promise<{ deleted: number }> {
+  let deleted = 0;
+  for (const cutoff of await retentionCutoffs(env.caller, await repo.spectraMonitors(env.db), now)) {
+    deleted += await repo.deleteSpectraBefore(env.db, cutoff.monitor_ids, cutoff.before);
+  }
+  if (deleted) env.logger.info(`retention: deleted ${deleted} spectra`);
+  return { deleted };
+}
+
 const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { streams: StreamConsumers } = {
   name: "cm",
   // The stream mixin first: the database opens before the consumers start and closes after they stop.
-  mixins: [StreamMixin(), DbMixin({ schema: "cm", migrations })],
+  mixins: [StreamMixin(), DbMixin({ schema: "cm", migrations }), DailyJobMixin("retention", deleteOldSpectra)],
   streams,
 
   actions: {

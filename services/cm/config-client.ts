@@ -99,3 +99,40 @@ export async function listMonitorIds(caller: Caller, filter: { asset_id?: string
 export async function listAssets(caller: Caller, function_id: string): Promise<{ asset_id: string; asset_name: string }[]> {
   return (await caller.call<{ asset_id: string; asset_name: string }[], { function_id: string }>("config.assets.list", { function_id })) ?? [];
 }
+
+/** The spec's default retention (days), kept for data whose monitor or site config no longer knows. */
+export const DEFAULT_RETENTION_DAYS = 180;
+const DAY_MS = 24 * 3600 * 1000;
+/** `config.monitors.resolve` takes this many ids a call. */
+const RESOLVE_CHUNK = 10000;
+
+/** Monitors whose data goes from before `before`: those of one site's retention. */
+export interface RetentionCutoff {
+  monitor_ids: string[];
+  before: number;
+}
+
+/**
+ * The monitors grouped by their site's retention cutoff at `now`. A monitor or site config does
+ * not know keeps the default; config not answering throws, so nothing is deleted on a guess.
+ */
+export async function retentionCutoffs(caller: Caller, monitorIds: string[], now: number): Promise<RetentionCutoff[]> {
+  const siteOf = new Map<string, string>();
+  for (let i = 0; i < monitorIds.length; i += RESOLVE_CHUNK) {
+    for (const m of (await resolveMonitors(caller, monitorIds.slice(i, i + RESOLVE_CHUNK))).values()) siteOf.set(m.monitor_id, m.site_id);
+  }
+  const days = new Map<string, number>();
+  for (const site_id of new Set(siteOf.values())) {
+    const site = await caller.call<{ retention_period: number } | null, { site_id: string }>("config.sites.resolve", { site_id });
+    if (site) days.set(site_id, site.retention_period);
+  }
+  const byBefore = new Map<number, string[]>();
+  for (const m of monitorIds) {
+    const site = siteOf.get(m);
+    const before = now - ((site !== undefined ? days.get(site) : undefined) ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
+    const group = byBefore.get(before);
+    if (group) group.push(m);
+    else byBefore.set(before, [m]);
+  }
+  return [...byBefore].map(([before, monitor_ids]) => ({ monitor_ids, before }));
+}

@@ -1,3 +1,4 @@
+import { JOBS_TABLE_DDL } from "../../lib/daily-job";
 import { sqlMigration } from "../../mixins/db.mixin";
 
 export const migrations = [
@@ -40,4 +41,6 @@ export const migrations = [
     // At most one open event an asset, however many replicas evaluate it.
     `CREATE UNIQUE INDEX events_open_asset ON events (asset_id) WHERE closed_at IS NULL`,
   ]),
+  // The daily retention run's claim (lib/daily-job).
+  sqlMigration("CmJobs1764000000000", [JOBS_TABLE_DDL]),
 ];

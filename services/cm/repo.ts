@@ -58,6 +58,25 @@ export async function latestSpectra(db: Db, monitor_ids: string[]): Promise<Omit
   return rows.map(toSpectrum);
 }
 
+/** The monitors that have spectra: one probe of the key a monitor (a loose index scan), not a read of every row. */
+export async function spectraMonitors(db: Db): Promise<string[]> {
+  const rows: { monitor_id: string }[] = await db.query(
+    `WITH RECURSIVE m AS (
+       (SELECT monitor_id FROM spectra ORDER BY monitor_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT s.monitor_id FROM spectra s WHERE s.monitor_id > m.monitor_id ORDER BY s.monitor_id LIMIT 1)
+         FROM m WHERE m.monitor_id IS NOT NULL)
+     SELECT monitor_id::text FROM m WHERE monitor_id IS NOT NULL`,
+  );
+  return rows.map((r) => r.monitor_id);
+}
+
+/** Retention: the monitors' spectra captured before `before` go. */
+export async function deleteSpectraBefore(db: Db, monitor_ids: string[], before: number): Promise<number> {
+  const res = (await db.query(`DELETE FROM spectra WHERE monitor_id = ANY($1::uuid[]) AND ts < $2`, [monitor_ids, before])) as [unknown, number];
+  return res[1] ?? 0;
+}
+
 export interface LatestValue {
   monitor_id: string;
   tag_id: string;
