@@ -9,12 +9,14 @@ import type { DataSource } from "typeorm";
 import type { Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { MAX_TEXT } from "../../lib/validation";
+import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { ReadingBatch } from "../pipelines/streams";
 import {
   listMonitorIds,
   resolveMonitors,
+  retentionCutoffs,
   visibleAsset,
   visibleFunction,
   visibleMonitor,
@@ -79,10 +81,24 @@ const streams: StreamConsumers = {
   },
 };
 
+/**
+ * The daily retention run: raw readings older than their site's retention go. The quarter-hour
+ * and daily rollups stay: every operation reads them, not the readings, so figures and trends
+ * over any range answer the same after the readings went.
+ */
+async function deleteOldReadings(env: DailyJobEnv, now: number): Promise<{ deleted: number }> {
+  let deleted = 0;
+  for (const cutoff of await retentionCutoffs(env.caller, await repo.readingMonitors(env.db), now)) {
+    for (const m of cutoff.monitor_ids) deleted += await repo.deleteReadingsBefore(env.db, m, cutoff.before);
+  }
+  if (deleted) env.logger.info(`retention: deleted ${deleted} readings`);
+  return { deleted };
+}
+
 const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & { streams: StreamConsumers } = {
   name: "ems",
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
-  mixins: [StreamMixin(), DbMixin({ schema: "ems", migrations })],
+  mixins: [StreamMixin(), DbMixin({ schema: "ems", migrations }), DailyJobMixin("retention", deleteOldReadings)],
   streams,
 
   actions: {

@@ -14,7 +14,8 @@ const STEP_SQL = `CASE WHEN lag(last_value) OVER w IS NULL THEN 0
 /**
  * Stores readings and folds the new ones into the quarter-hour rollups and the local-day rows
  * of each monitor's zone (`zones`: monitor id → IANA zone), in one transaction: a reading seen
- * before is skipped by the readings key, so redelivery never counts twice. A lock per monitor
+ * before is skipped by the readings key, so redelivery never counts twice (and one from before
+ * what retention deleted is not taken: its key is gone). A lock per monitor
  * makes replicas take turns on a monitor, so a day is always refolded from every committed
  * quarter hour; locks and rows are taken in key order, so they cannot deadlock.
  */
@@ -28,7 +29,8 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
     for (const m of monitors) await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`ems:monitor:${m}`]);
     const fresh: { monitor_id: string; tag_id: string; ts: number; value: number }[] = await tx.query(
       `INSERT INTO readings (monitor_id, tag_id, ts, value)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[])
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
+        WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)
        ON CONFLICT DO NOTHING
        RETURNING monitor_id::text, tag_id, ts::float8 AS ts, value`,
       [sorted.map((r) => r.monitor_id), sorted.map((r) => r.tag_id), sorted.map((r) => r.ts), sorted.map((r) => r.value)],
@@ -183,7 +185,32 @@ export async function aggregate(
   );
 }
 
+/** The monitors ems keeps readings of: each has its zone row from its first readings' transaction on. */
+export async function readingMonitors(db: Db): Promise<string[]> {
+  const rows: { monitor_id: string }[] = await db.query(`SELECT monitor_id::text FROM monitor_zones ORDER BY monitor_id`);
+  return rows.map((r) => r.monitor_id);
+}
+
+/**
+ * Retention: the monitor's readings before `before` go; the rollups stay. Under the monitor's
+ * lock, with the mark that keeps an older reading out from then on, so a redelivery racing the
+ * deletion either finds its key (before) or the mark (after), never neither.
+ */
+export async function deleteReadingsBefore(db: DataSource, monitor_id: string, before: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`ems:monitor:${monitor_id}`]);
+    await tx.query(
+      `INSERT INTO retained_from (monitor_id, ts) VALUES ($1, $2)
+       ON CONFLICT (monitor_id) DO UPDATE SET ts = GREATEST(retained_from.ts, excluded.ts)`,
+      [monitor_id, before],
+    );
+    const res = (await tx.query(`DELETE FROM readings WHERE monitor_id = $1 AND ts < $2`, [monitor_id, before])) as [unknown, number];
+    return res[1] ?? 0;
+  });
+}
+
 export async function forgetMonitor(db: Db, monitor_id: string): Promise<void> {
+  await db.query(`DELETE FROM retained_from WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM rollups_daily WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM monitor_zones WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM rollups WHERE monitor_id = $1`, [monitor_id]);
