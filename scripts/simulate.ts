@@ -40,8 +40,18 @@ interface GatewayConfig {
   monitors: MonitorConfig[];
 }
 
-function args(): Args {
-  const { values } = parseArgs({
+const USAGE = `usage: npm run simulate -- --pipeline <id> --key <ingest key> [--url http://127.0.0.1:3000] [--rate 1] [--waveform-every 30] [--run]
+
+  --pipeline <id>         the edge pipeline to act as
+  --key <ingest key>      its ingest key (shown once, when the pipeline was created)
+  --url <url>             the API (default: IMS_URL, else http://127.0.0.1:3000)
+  --rate <n>              reading batches a second (default 1)
+  --waveform-every <s>    seconds between vibration captures of each condition monitor (default 30; 0: none)
+  --run                   stream at once, without waiting for a start action
+  -h, --help              this text`;
+
+function parse() {
+  return parseArgs({
     options: {
       pipeline: { type: "string" },
       key: { type: "string" },
@@ -49,10 +59,27 @@ function args(): Args {
       rate: { type: "string", default: "1" },
       "waveform-every": { type: "string", default: "30" },
       run: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
+}
+
+function args(): Args {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (err) {
+    // An unknown option or a missing value: say which, and how to call it, without a stack trace.
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   if (!values.pipeline || !values.key) {
-    console.error("usage: npm run simulate -- --pipeline <id> --key <ingest key> [--url http://127.0.0.1:3000] [--rate 1] [--waveform-every 30] [--run]");
+    console.error(USAGE);
     process.exit(2);
   }
   const rate = Number(values.rate);
@@ -197,8 +224,11 @@ async function main(): Promise<void> {
       if (!running) return;
       for (const m of config.monitors.filter((x) => x.monitor_type === "condition-monitor")) {
         const tag = m.tags.find((t) => /mm\/s|g$/i.test(t.tag_unit))?.tag_name ?? m.tags[0]?.tag_name ?? "vibration";
+        // One triaxial capture: its three axes share one timestamp, as a triaxial sensor's do, so
+        // each timestamp of /_cm/fft/_timestamps has a spectrum on every axis.
+        const ts = Date.now();
         for (const axis of ["x", "y", "z"] as const) {
-          await call("POST", "/waveforms", { monitor_id: m.monitor_id, tag, axis, ts: Date.now(), sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
+          await call("POST", "/waveforms", { monitor_id: m.monitor_id, tag, axis, ts, sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
         }
       }
     });

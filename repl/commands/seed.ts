@@ -190,7 +190,9 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string): 
     const reading = `{"readings":[{"monitor_id":"${ids["monitor:process"]}","tag_id":"${temperature.tag_id}","ts":'$(date +%s000)',"value":85}]}`;
     lines.push(
       "",
-      "Send readings as the gateway would (the watcher fires once the bearing temperature stays >= 80 for 10 s):",
+      "Feed it from the gateway simulator (from the project's folder; it streams once the pipeline is started: pipeline-start <pipelineId>):",
+      `  npm run simulate -- --url ${apiUrl} --pipeline ${pipeline.id} --key ${pipeline.ingest_key}`,
+      "Or send one reading as the gateway would (the watcher fires once the bearing temperature stays >= 80 for 10 s):",
       `  curl -X POST ${apiUrl}/_ingest/pipelines/${pipeline.id}/readings -H 'Authorization: Bearer ${pipeline.ingest_key}' -H 'Content-Type: application/json' -d '${reading}'`,
       "Tags (monitor_id:tag_id) of the pipeline:",
       ...mapped.map(({ t, monitor }) => `  ${t.tag_name.padEnd(12)} ${ids[monitor]}:${t.tag_id}`),

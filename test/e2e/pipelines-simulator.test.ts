@@ -4,7 +4,7 @@
  * readings of every registered monitor are stored (a rising kWh counter for the energy monitor),
  * waveforms of the condition monitor arrive, and a stop action stops the stream.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "pg";
 import { startTestNode, type TestNode } from "../helpers/node";
@@ -41,7 +41,9 @@ it("streams a registered gateway's monitors once started, and stops when told", 
   const listed = async () =>
     ((await t.http<Listed[]>("GET", `/_config/pipelines/_list?plant_id=${h.plant}`)).body.find((p) => p.pipeline_id === gw.id) ?? ({} as Listed));
 
-  const beating = await eventually(listed, (p) => typeof p.heart_beats?.gateway === "number", 150, 200);
+  // The simulator sends its four components' heartbeats one after the other: wait for all four.
+  const allBeating = (p: Listed) => !!p.heart_beats && Object.values(p.heart_beats).every((v) => typeof v === "number");
+  const beating = await eventually(listed, allBeating, 150, 200);
   expect(Object.values(beating.heart_beats).every((v) => typeof v === "number")).toBe(true);
   expect(beating.total_events).toBe(0); // nothing is sent before a start
 
@@ -67,6 +69,14 @@ it("streams a registered gateway's monitors once started, and stops when told", 
     200,
   );
   expect(axes).toEqual(["x", "y", "z"]);
+  // A triaxial capture is one moment: its three axes carry one timestamp, so a timestamp listed by
+  // /_cm/fft/_timestamps has a spectrum on every axis.
+  const captures = await pg.query(
+    `SELECT ts, array_agg(axis ORDER BY axis) AS axes FROM pipelines.waveforms WHERE pipeline_id = $1 GROUP BY ts ORDER BY ts`,
+    [gw.id],
+  );
+  expect(captures.rows.length).toBeGreaterThan(0);
+  for (const row of captures.rows as { axes: string[] }[]) expect(row.axes).toEqual(["x", "y", "z"]);
 
   await t.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "stop" } });
   await eventually(listed, (p) => p.status === "stopped", 150, 200);
@@ -75,4 +85,18 @@ it("streams a registered gateway's monitors once started, and stops when told", 
   await new Promise((r) => setTimeout(r, 1500));
   expect((await listed()).total_events).toBe(before);
   expect(output).toContain("action start acknowledged");
+});
+
+it("--help prints the usage and exits 0; an unknown option says so, without a stack trace", () => {
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "scripts/simulate.ts", ...args], { cwd: path.resolve(__dirname, "../.."), encoding: "utf8" });
+  const help = run("--help");
+  expect(help.status).toBe(0);
+  expect(help.stdout).toContain("usage: npm run simulate -- --pipeline <id> --key <ingest key>");
+  expect(help.stdout).toContain("--waveform-every <s>");
+  const unknown = run("--pipelin", "x");
+  expect(unknown.status).toBe(2);
+  expect(unknown.stderr).toContain("Unknown option '--pipelin'");
+  expect(unknown.stderr).toContain("usage: npm run simulate");
+  expect(unknown.stderr).not.toMatch(/\n\s+at /);
 });
