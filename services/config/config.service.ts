@@ -25,6 +25,14 @@ import * as sites from "./sites";
 
 interface ConfigLocals {
   db: DataSource;
+  /** The cache generation as this replica last read it (see `cacheGeneration`). */
+  generation: Promise<string> | undefined;
+  generationReadAt: number;
+}
+
+/** Payload of the `config.cache.changed` broadcast: a write started a new cache generation. */
+export interface ConfigCacheChanged {
+  generation: string;
 }
 
 interface ConfigMethods {
@@ -32,6 +40,7 @@ interface ConfigMethods {
   toolbox(ctx: Context, user: Principal): ConfigContext;
   system(ctx: Context): ConfigContext;
   cacheGeneration(): Promise<string>;
+  readGeneration(): void;
   invalidate(): Promise<void>;
 }
 
@@ -40,6 +49,12 @@ const CACHE_TTL_S = 300;
 const GENERATION_KEY = "config.generation";
 /** A lost generation only costs a cold cache, so it need not live forever (nor leak per namespace). */
 const GENERATION_TTL_S = 86400;
+/**
+ * A replica keeps the generation in memory and learns of a new one by broadcast; it reads it
+ * again from the cacher at least this often anyway, which bounds how long a broadcast lost
+ * while the replica was cut off from the bus can leave it serving an old generation.
+ */
+const GENERATION_REFRESH_MS = 1000;
 
 /** Internal actions answer for the whole deployment: they are not reachable over HTTP. */
 const SYSTEM: Principal = { username: "config", user_type: "saas-admin", site_id: null, plant_id: null, modules: [] };
@@ -391,6 +406,15 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
   },
 
   events: {
+    /**
+     * Another replica (or this one) started a new cache generation. The generation is read again
+     * from the cacher rather than taken from the payload, so broadcasts of two replicas' writes
+     * arriving in either order leave every replica on the latest.
+     */
+    "config.cache.changed"() {
+      this.readGeneration();
+    },
+
     /** The pipelines service registered a monitor: it now shows as registered and cannot be deleted. */
     "pipelines.monitor.registered": {
       async handler(ctx: Context<MonitorRegistered>) {
@@ -463,22 +487,45 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
      * Cached reads are stored under the current generation; a write starts a new one. A read
      * that began before a write and stores its result after it stores it under the old
      * generation, where nobody looks any more: no stale entry outlives a write.
+     *
+     * The generation is kept in memory, so a cached read is one round trip to the cacher, not
+     * two; `config.cache.changed` (a broadcast, sent before the write answers) makes every
+     * replica read it again, and it is read again every GENERATION_REFRESH_MS in any case.
      */
-    async cacheGeneration() {
+    cacheGeneration() {
+      if (!this.broker.cacher) return Promise.resolve("");
+      if (!this.generation || Date.now() - this.generationReadAt > GENERATION_REFRESH_MS) this.readGeneration();
+      return this.generation!;
+    },
+
+    /** Starts reading the generation from the cacher (creating one if there is none); requests meanwhile wait for it. */
+    readGeneration() {
       const cacher = this.broker.cacher;
-      if (!cacher) return "";
-      const current = (await cacher.get(GENERATION_KEY)) as string | null;
-      if (current) return current;
-      const fresh = newId();
-      await cacher.set(GENERATION_KEY, fresh, GENERATION_TTL_S);
-      return fresh;
+      if (!cacher) return;
+      const reading = (async () => {
+        const current = (await cacher.get(GENERATION_KEY)) as string | null;
+        if (current) return current;
+        const fresh = newId();
+        await cacher.set(GENERATION_KEY, fresh, GENERATION_TTL_S);
+        return fresh;
+      })();
+      this.generation = reading;
+      this.generationReadAt = Date.now();
+      // A failed read fails the requests waiting on it; the next request tries again.
+      reading.catch(() => {
+        if (this.generation === reading) this.generation = undefined;
+      });
     },
 
     async invalidate() {
       const cacher = this.broker.cacher;
       if (!cacher) return;
-      await cacher.set(GENERATION_KEY, newId(), GENERATION_TTL_S);
+      const fresh = newId();
+      this.generation = Promise.resolve(fresh);
+      this.generationReadAt = Date.now();
+      await cacher.set(GENERATION_KEY, fresh, GENERATION_TTL_S);
       await cacher.clean("config.q.**");
+      await this.broker.broadcast("config.cache.changed", { generation: fresh } satisfies ConfigCacheChanged);
     },
   },
 };

@@ -165,8 +165,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     NODE_ENV: "test",
     ...(opts.env ?? {}),
   };
+  const seen = new Map<string, number>();
   const procs = opts.processes.map((services) => {
-    const name = services.length ? services.join("+") : "all";
+    const base = services.length ? services.join("+") : "all";
+    // Replicas of one group (e.g. two config processes) get names, and so node ids, of their own.
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    const name = n === 1 ? base : `${base}#${n}`;
     // A stable node id: a restarted process takes its predecessor's place in every registry at
     // once, instead of the dead one being called until the heartbeat timeout drops it.
     const env: Record<string, string> = { ...common, SERVICES: services.join(","), NODE_ID: `${namespace}-${name}` };
@@ -184,7 +189,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     db,
     dataDir,
     process(service) {
-      const p = procs.find((x) => x.name === "all" || x.name.split("+").includes(service));
+      const p = procs.find((x) => x.name === "all" || x.name.replace(/#\d+$/, "").split("+").includes(service));
       if (!p) throw new Error(`no process runs ${service}`);
       return p;
     },
