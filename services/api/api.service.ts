@@ -9,6 +9,7 @@ import ApiGateway from "moleculer-web";
 import { hasModule, type Principal } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError } from "../../lib/errors";
+import { jsonTextOf } from "../../lib/json-text";
 import type { CredentialsChanged } from "../auth/auth.service";
 import {
   acceptableRequestId,
@@ -137,6 +138,11 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
   },
 
   methods: {
+    /** moleculer-web's encoder: a cached list from a service in this process comes with its JSON text already made (lib/json-text.ts). */
+    encodeResponse(_req: GatewayRequest, _res: ServerResponse, data: unknown): string {
+      return jsonTextOf(data) ?? JSON.stringify(data);
+    },
+
     async authenticate(ctx: Context<unknown, GatewayMeta>, _route: unknown, req: GatewayRequest, _res: unknown, alias: Operation) {
       if (alias.auth === "none") return null;
       if (alias.auth === "ingest") {

@@ -6,7 +6,8 @@ import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Pa
 import type { AssetEvent } from "./events";
 import { findFunction, type FunctionRow } from "./functions";
 import { MSG } from "./messages";
-import { compact, parseYesNo, scopeKey, scopeSql, yesNo } from "./rules";
+import { ASSET_FILTER, ASSET_LIST_SQL, assetListItem, type AssetListRow } from "./queries";
+import { compact, parseYesNo, scopeKey, yesNo } from "./rules";
 
 /** The attributes the spec names (Asset.attributes); all optional, each of its type. */
 export interface AssetAttributes {
@@ -187,10 +188,10 @@ export async function getAsset(c: ConfigContext, asset_id: string) {
 }
 
 /**
- * The WHERE clause of ops 15 and 16. A function_id of the wrong shape matches nothing;
- * asset_category `All` means every category (the spec shows it as a value).
+ * The filter of ops 15 and 16 as parameters of ASSET_FILTER (queries.ts). A function_id of the
+ * wrong shape matches nothing; asset_category `All` means every category (the spec shows it as a value).
  */
-function filterSql(c: ConfigContext, f: AssetFilter): { where: string; params: unknown[] } {
+function filterParams(c: ConfigContext, f: AssetFilter): unknown[] {
   let critical: boolean | undefined;
   if (f.is_critical !== undefined) {
     critical = parseYesNo(f.is_critical);
@@ -198,50 +199,29 @@ function filterSql(c: ConfigContext, f: AssetFilter): { where: string; params: u
   }
   const category = f.asset_category !== undefined && f.asset_category.toLowerCase() !== "all" ? f.asset_category : null;
   const fn = f.function_id === undefined ? null : isId(f.function_id) ? f.function_id : "00000000-0000-0000-0000-000000000000";
-  const params: unknown[] = [...c.scopeIds, fn, category, critical ?? null];
-  const where = `${scopeSql(1)} AND ($3::uuid IS NULL OR a.function_id = $3::uuid)
-             AND ($4::text IS NULL OR lower(a.asset_category) = lower($4::text))
-             AND ($5::boolean IS NULL OR a.is_critical = $5::boolean)`;
-  return { where, params };
+  return [...c.scopeIds, fn, category, critical ?? null];
 }
 
 const filterKey = (c: ConfigContext, f: AssetFilter): string =>
   `${scopeKey(c.scope)}:${f.function_id ?? ""}:${f.asset_category ?? ""}:${f.is_critical?.toLowerCase() ?? ""}`;
 
-/** Op 15: one query, monitor_count by a correlated count on the monitors' asset index. */
+/** Op 15: one query whatever the number of assets (queries.ts). */
 export async function listAssets(c: ConfigContext, f: AssetFilter) {
-  const { where, params } = filterSql(c, f);
-  const rows = await c.cached(`assets:${filterKey(c, f)}`, async () => {
-    const found: (AssetRow & { monitor_count: number })[] = await c.db.query(
-      `SELECT a.asset_id, a.asset_name, a.is_critical, a.asset_category, f.function_name, p.plant_name, s.site_name,
-              (SELECT count(*) FROM monitors m WHERE m.asset_id = a.asset_id)::int AS monitor_count
-         FROM assets a JOIN functions f ON f.function_id = a.function_id
-         JOIN plants p ON p.plant_id = f.plant_id JOIN sites s ON s.site_id = p.site_id
-        WHERE ${where}
-        ORDER BY a.created_at, a.asset_name`,
-      params,
-    );
-    return found.map((a) => ({
-      asset_id: a.asset_id,
-      asset_name: a.asset_name,
-      is_critical: yesNo(a.is_critical),
-      asset_category: a.asset_category,
-      function_name: a.function_name,
-      plant_name: a.plant_name,
-      site_name: a.site_name,
-      monitor_count: a.monitor_count,
-    }));
+  const params = filterParams(c, f);
+  const rows = await c.cachedList(`assets:${filterKey(c, f)}`, async () => {
+    const found: AssetListRow[] = await c.db.query(ASSET_LIST_SQL, params);
+    return found.map(assetListItem);
   });
   return paged(c, rows, f);
 }
 
 /** Op 16. */
 export async function countAssets(c: ConfigContext, f: AssetFilter): Promise<number> {
-  const { where, params } = filterSql(c, f);
+  const params = filterParams(c, f);
   return c.cached(`assets.count:${filterKey(c, f)}`, async () => {
     const [{ n }]: { n: number }[] = await c.db.query(
       `SELECT count(*)::int AS n FROM assets a JOIN functions f ON f.function_id = a.function_id
-         JOIN plants p ON p.plant_id = f.plant_id WHERE ${where}`,
+         JOIN plants p ON p.plant_id = f.plant_id WHERE ${ASSET_FILTER}`,
       params,
     );
     return n;

@@ -10,6 +10,7 @@ import type { DataSource } from "typeorm";
 import { scopeOf, type Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { withJsonText } from "../../lib/json-text";
 import { MAX_TEXT } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import * as assets from "./assets";
@@ -28,6 +29,8 @@ interface ConfigLocals {
   /** The cache generation as this replica last read it (see `cacheGeneration`). */
   generation: Promise<string> | undefined;
   generationReadAt: number;
+  /** Lists of one generation kept in memory (`cachedList`): the generation and its lists by key. */
+  lists: { generation: string; byKey: Map<string, unknown> };
 }
 
 /** Payload of the `config.cache.changed` broadcast: a write started a new cache generation. */
@@ -55,6 +58,8 @@ const GENERATION_TTL_S = 86400;
  * while the replica was cut off from the bus can leave it serving an old generation.
  */
 const GENERATION_REFRESH_MS = 1000;
+/** Lists kept in a replica's memory at most; past it they are all dropped (2,000 assets are about 0.5 MB). */
+const LISTS_IN_MEMORY = 100;
 
 /** Internal actions answer for the whole deployment: they are not reachable over HTTP. */
 const SYSTEM: Principal = { username: "config", user_type: "saas-admin", site_id: null, plant_id: null, modules: [] };
@@ -444,19 +449,34 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     toolbox(ctx: Context, user: Principal) {
       let generation: Promise<string> | undefined;
       const cacher = this.broker.cacher;
+      const shortKey = (key: string) => (key.length > 200 ? createHash("sha256").update(key).digest("hex") : key);
+      const cached = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
+        if (!cacher) return load();
+        // One generation per request: the reads of one operation see one state of the cache.
+        generation ??= this.cacheGeneration();
+        const full = `config.q.${await generation}.${shortKey(key)}`;
+        const hit = (await cacher.get(full)) as { v: T } | null;
+        if (hit) return hit.v;
+        const value = await load();
+        await cacher.set(full, { v: value }, CACHE_TTL_S);
+        return value;
+      };
       return contextFor(
         {
           db: this.db,
-          cached: async <T>(key: string, load: () => Promise<T>): Promise<T> => {
+          cached,
+          cachedList: async <T extends object>(key: string, load: () => Promise<T[]>): Promise<T[]> => {
             if (!cacher) return load();
-            // One generation per request: the reads of one operation see one state of the cache.
             generation ??= this.cacheGeneration();
-            const short = key.length > 200 ? createHash("sha256").update(key).digest("hex") : key;
-            const full = `config.q.${await generation}.${short}`;
-            const hit = (await cacher.get(full)) as { v: T } | null;
-            if (hit) return hit.v;
-            const value = await load();
-            await cacher.set(full, { v: value }, CACHE_TTL_S);
+            const gen = await generation;
+            // Keyed by generation like the cacher's entries: a write makes every list of the old one unreachable.
+            if (this.lists.generation !== gen) this.lists = { generation: gen, byKey: new Map() };
+            const lists = this.lists;
+            const kept = lists.byKey.get(key) as T[] | undefined;
+            if (kept) return kept;
+            const value = withJsonText(await cached(key, load));
+            if (lists.byKey.size >= LISTS_IN_MEMORY) lists.byKey.clear();
+            lists.byKey.set(key, value);
             return value;
           },
           changed: async <E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEvents[E]) => {
@@ -527,6 +547,10 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
       await cacher.clean("config.q.**");
       await this.broker.broadcast("config.cache.changed", { generation: fresh } satisfies ConfigCacheChanged);
     },
+  },
+
+  created() {
+    this.lists = { generation: "", byKey: new Map() };
   },
 };
 

@@ -23,6 +23,12 @@ export interface ConfigContext {
   scopeIds: [string | null, string | null];
   /** A read through the cacher; every change makes all earlier entries unreachable. */
   cached<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /**
+   * A list read through the cacher and kept in this process's memory too, frozen and with its
+   * JSON text (lib/json-text.ts), so that a repeated list costs neither a copy nor an encoding.
+   * Only for lists whose items `load` builds afresh, since they are frozen.
+   */
+  cachedList<T extends object>(key: string, load: () => Promise<T[]>): Promise<T[]>;
   /** After a committed write: invalidates the cache, then emits `config.<entity>.<change>`. */
   changed<E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEvents[E]): Promise<void>;
   /** Sets the X-Total-Count response header of a list. */

@@ -11,13 +11,13 @@ import { isForeignKeyViolation, paged, requireWrite, returned, type ConfigContex
 import type { MonitorEvent, MonitorRegistered, MonitorUnregistered } from "./events";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
+import { MONITOR_COUNT_SQL, MONITOR_FILTER } from "./queries";
 import {
   MONITOR_TYPE_FOR,
   normalizeTags,
   parseDataType,
   parseYesNo,
   scopeKey,
-  scopeSql,
   type MonitorTag,
   type TagInput,
 } from "./rules";
@@ -246,11 +246,8 @@ export async function getMonitor(c: ConfigContext, monitor_id: string) {
 
 const idOrNothing = (id: string | undefined): string | null => (id === undefined ? null : isId(id) ? id : NOTHING);
 
-/**
- * The WHERE clause of ops 21 and 22. data_type matches the registered pipeline's data type or,
- * for a monitor no pipeline has registered yet, its monitor_type.
- */
-function filterSql(c: ConfigContext, f: MonitorFilter): { where: string; params: unknown[] } {
+/** The filter of ops 21 and 22 as parameters of MONITOR_FILTER (queries.ts). */
+function filterParams(c: ConfigContext, f: MonitorFilter): unknown[] {
   let registered: boolean | undefined;
   if (f.is_registered !== undefined) {
     registered = parseYesNo(f.is_registered);
@@ -267,23 +264,7 @@ function filterSql(c: ConfigContext, f: MonitorFilter): { where: string; params:
     }
   }
   if (f.pipeline_id !== undefined && !isId(f.pipeline_id)) throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
-  const params: unknown[] = [
-    ...c.scopeIds,
-    idOrNothing(f.asset_id),
-    idOrNothing(f.function_id),
-    f.pipeline_id ?? null,
-    registered ?? null,
-    dataType,
-    monitorType,
-  ];
-  const where = `${scopeSql(1)}
-      AND ($3::uuid IS NULL OR m.asset_id = $3::uuid)
-      AND ($4::uuid IS NULL OR m.function_id = $4::uuid)
-      AND ($5::text IS NULL OR m.pipeline_id = $5::text)
-      AND ($6::boolean IS NULL OR (m.pipeline_id IS NOT NULL) = $6::boolean)
-      AND ($7::text IS NULL OR CASE WHEN m.data_type IS NOT NULL THEN lower(m.data_type) = $7::text
-                                    ELSE m.monitor_type = $8::text END)`;
-  return { where, params };
+  return [...c.scopeIds, idOrNothing(f.asset_id), idOrNothing(f.function_id), f.pipeline_id ?? null, registered ?? null, dataType, monitorType];
 }
 
 const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
@@ -293,13 +274,13 @@ const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
 
 /** Op 21. */
 export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
-  const { where, params } = filterSql(c, f);
-  const rows = await c.cached(`monitors:${filterKey(c, f)}`, async () => {
+  const params = filterParams(c, f);
+  const rows = await c.cachedList(`monitors:${filterKey(c, f)}`, async () => {
     const found: { monitor_id: string; monitor_name: string; monitor_type: string; created_at: string; registered: boolean }[] =
       await c.db.query(
         `SELECT m.monitor_id, m.monitor_name, m.monitor_type, m.created_at, (m.pipeline_id IS NOT NULL) AS registered
            FROM monitors m JOIN functions f ON f.function_id = m.function_id JOIN plants p ON p.plant_id = f.plant_id
-          WHERE ${where}
+          WHERE ${MONITOR_FILTER}
           ORDER BY m.created_at, m.monitor_name`,
         params,
       );
@@ -316,13 +297,9 @@ export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
 
 /** Op 22. */
 export async function countMonitors(c: ConfigContext, f: Pick<MonitorFilter, "asset_id" | "function_id">): Promise<number> {
-  const { where, params } = filterSql(c, f);
+  const params = filterParams(c, f);
   return c.cached(`monitors.count:${filterKey(c, f)}`, async () => {
-    const [{ n }]: { n: number }[] = await c.db.query(
-      `SELECT count(*)::int AS n FROM monitors m JOIN functions f ON f.function_id = m.function_id
-         JOIN plants p ON p.plant_id = f.plant_id WHERE ${where}`,
-      params,
-    );
+    const [{ n }]: { n: number }[] = await c.db.query(MONITOR_COUNT_SQL, params);
     return n;
   });
 }

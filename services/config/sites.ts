@@ -186,7 +186,7 @@ export async function getSite(c: ConfigContext, site_id: string) {
 /** Op 32: every site for the SaaS roles, the own site for everyone else. */
 export async function listSites(c: ConfigContext, page: Page) {
   const [site] = c.scopeIds;
-  const rows = await c.cached(`sites:${site ?? "*"}`, async () => {
+  const rows = await c.cachedList(`sites:${site ?? "*"}`, async () => {
     const found: SiteRow[] = await c.db.query(
       `SELECT * FROM sites WHERE ($1::uuid IS NULL OR site_id = $1::uuid) ORDER BY created_at, site_name`,
       [site],
