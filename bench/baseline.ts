@@ -1,14 +1,18 @@
 /**
- * The benchmark's baseline (case c): `GET /_config/sites/_list` on a bare `node:http` server with
- * the same SQL through `pg` and no framework. The Basic-auth header is parsed and its username
- * and password compared as text: no password hash, no user lookup, no cache. Run by bench/api.ts
- * in a process of its own, as the services are.
+ * The benchmark's baseline (case c): the configuration reads of bench/api.ts on a bare
+ * `node:http` server with the same SQL through `pg` and no framework: `GET /_config/sites/_list`,
+ * `GET /_config/assets/_list?function_id=…` and `GET /_config/monitors/_count`, as the config
+ * service answers them to a SaaS admin. The Basic-auth header is parsed and its username and
+ * password compared as text: no password hash, no user lookup, no cache. Run by bench/api.ts in
+ * a process of its own, as the services are.
  *
- * Env: DATABASE_URL (the database the services use; the table is config.sites), PORT,
+ * Env: DATABASE_URL (the database the services use; the tables are in schema config), PORT,
  * BASIC_USER, BASIC_PASSWORD.
  */
 import http from "node:http";
 import { Pool } from "pg";
+// The very statements of the config service (framework-free module), so the baseline cannot drift from them.
+import { ASSET_LIST_SQL, assetListItem, MONITOR_COUNT_SQL, type AssetListRow } from "../services/config/queries";
 
 interface SiteRow {
   site_id: string;
@@ -46,8 +50,59 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NOTHING = "00000000-0000-0000-0000-000000000000";
+
+async function sites(res: http.ServerResponse): Promise<void> {
+  const { rows } = await pool.query<SiteRow>(SQL, [null]);
+  res.setHeader("X-Total-Count", String(rows.length));
+  send(
+    res,
+    200,
+    rows.map((r) => ({
+      site_id: r.site_id,
+      site_name: r.site_name,
+      location: r.location,
+      latitude: r.latitude ?? "",
+      longitude: r.longitude ?? "",
+      timezone: r.timezone,
+      retention_period: Number(r.retention_period),
+      edge_firmware: {
+        current_version: r.edge_current_version ?? "",
+        previous_version: r.edge_previous_version ?? "",
+        latest_version: latest,
+      },
+    })),
+  );
+}
+
+/** Params as the service builds them for a caller who sees everything: scope, function, category, criticality. */
+async function assets(res: http.ServerResponse, functionId: string | null): Promise<void> {
+  const fn = functionId === null ? null : UUID.test(functionId) ? functionId : NOTHING;
+  const { rows } = await pool.query<AssetListRow>(ASSET_LIST_SQL, [null, null, fn, null, null]);
+  res.setHeader("X-Total-Count", String(rows.length));
+  send(res, 200, rows.map(assetListItem));
+}
+
+async function monitorCount(res: http.ServerResponse): Promise<void> {
+  const { rows } = await pool.query<{ n: number }>(MONITOR_COUNT_SQL, [null, null, null, null, null, null, null, null]);
+  send(res, 200, rows[0]!.n);
+}
+
 const server = http.createServer((req, res) => {
-  if (req.method !== "GET" || (req.url !== "/_config/sites/_list" && req.url !== "/_config/sites/_list/")) {
+  const url = new URL(req.url ?? "/", "http://baseline");
+  const path = url.pathname.replace(/\/$/, "");
+  const route =
+    req.method !== "GET"
+      ? undefined
+      : path === "/_config/sites/_list"
+        ? () => sites(res)
+        : path === "/_config/assets/_list"
+          ? () => assets(res, url.searchParams.get("function_id"))
+          : path === "/_config/monitors/_count"
+            ? () => monitorCount(res)
+            : undefined;
+  if (!route) {
     send(res, 404, { error: { status: 404, message: "Not found" } });
     return;
   }
@@ -55,30 +110,7 @@ const server = http.createServer((req, res) => {
     send(res, 401, { error: { status: 401, message: "Invalid credentials" } });
     return;
   }
-  pool.query<SiteRow>(SQL, [null]).then(
-    ({ rows }) => {
-      res.setHeader("X-Total-Count", String(rows.length));
-      send(
-        res,
-        200,
-        rows.map((r) => ({
-          site_id: r.site_id,
-          site_name: r.site_name,
-          location: r.location,
-          latitude: r.latitude ?? "",
-          longitude: r.longitude ?? "",
-          timezone: r.timezone,
-          retention_period: Number(r.retention_period),
-          edge_firmware: {
-            current_version: r.edge_current_version ?? "",
-            previous_version: r.edge_previous_version ?? "",
-            latest_version: latest,
-          },
-        })),
-      );
-    },
-    () => send(res, 500, { error: { status: 500, message: "Internal error" } }),
-  );
+  route().catch(() => send(res, 500, { error: { status: 500, message: "Internal error" } }));
 });
 
 server.listen(Number(env.PORT ?? 3999), "127.0.0.1");
