@@ -36,6 +36,8 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
     tracking: { enabled: true, shutdownTimeout: 10000 },
     metrics: metricsOptions(),
     tracing: { enabled: false },
+    // bin/start.ts owns SIGINT/SIGTERM: it stops the broker, then the embedded PostgreSQL, in that order.
+    skipProcessEventRegistration: true,
   };
 }
 

@@ -91,6 +91,11 @@ export class PgStreamAdapter implements StreamAdapter {
 
   async start(): Promise<void> {
     this.pool = new Pool({ connectionString: this.databaseUrl, max: 4 });
+    // An idle connection dropped by the server (a restart, or the embedded PostgreSQL stopping on
+    // the same Ctrl-C) is an error event on the pool: unheard, it would crash the process.
+    this.pool.on("error", (e) => this.logger.warn(`stream pool: ${e.message}`));
+    // A checked-out client has no pool listener: its query fails with the error, the event is only noise.
+    this.pool.on("connect", (client) => client.on("error", () => undefined));
     const c = await this.pool.connect();
     try {
       await c.query(`SELECT pg_advisory_lock(hashtext('ims:streams:schema'))`);

