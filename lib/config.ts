@@ -97,6 +97,11 @@ export function readConfig(env: Env = process.env): AppConfig {
   if (nodeEnv === "production" && !adminPassword && services.includes("auth")) {
     throw new Error("ADMIN_PASSWORD is required when NODE_ENV=production");
   }
+  // A pod that forgot DATABASE_URL would otherwise start a private embedded PostgreSQL and
+  // quietly keep its data apart from every other replica's.
+  if (nodeEnv === "production" && !str(env, "DATABASE_URL") && services.some((s) => s !== "api")) {
+    throw new Error("DATABASE_URL is required when NODE_ENV=production");
+  }
   return {
     nodeEnv,
     port: int(env, "PORT", 3000),
