@@ -9,6 +9,7 @@ import type { DataSource } from "typeorm";
 import { inScope, mayWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
+import { countDomain } from "../../lib/metrics";
 import { compileParams, MAX_TEXT } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
@@ -338,9 +339,9 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
           },
         },
       },
-      async handler(ctx: Ctx<{ readings: Reading[] }>): Promise<Omit<BatchOutcome, "opened"> & { opened: number }> {
+      async handler(ctx: Ctx<{ readings: Reading[] }>): Promise<Record<keyof BatchOutcome, number>> {
         const outcome = await this.evaluate(ctx.params.readings);
-        return { evaluated: outcome.evaluated, opened: outcome.opened.length, closed: outcome.closed };
+        return { evaluated: outcome.evaluated, opened: outcome.opened.length, closed: outcome.closed.length };
       },
     },
   },
@@ -493,6 +494,8 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
           }
         : undefined;
       const outcome = await evaluateBatch(this.tx(), readings, this.describer(), sink);
+      for (const a of outcome.opened) countDomain(this.broker, "alerts.opened", { severity: a.severity });
+      for (const a of outcome.closed) countDomain(this.broker, "alerts.closed", { severity: a.severity });
       if (outcome.opened.length) void this.drain();
       return outcome;
     },

@@ -73,10 +73,16 @@ export interface AlertOpened {
   notifyTo: TriggerBody["notifyTo"];
 }
 
+/** An alert a batch closed. */
+export interface AlertClosed {
+  alert_id: string;
+  severity: string;
+}
+
 export interface BatchOutcome {
   evaluated: number;
   opened: AlertOpened[];
-  closed: number;
+  closed: AlertClosed[];
 }
 
 interface LockedTrigger {
@@ -150,7 +156,7 @@ export async function evaluateBatch(
   sink?: ClockSink,
 ): Promise<BatchOutcome> {
   const clocks: ClockSink = sink ?? ((c, tx) => advanceClocks(tx ?? db, c));
-  const outcome: BatchOutcome = { evaluated: 0, opened: [], closed: 0 };
+  const outcome: BatchOutcome = { evaluated: 0, opened: [], closed: [] };
   const bySeries = new Map<string, Reading[]>();
   for (const r of readings) {
     const key = seriesKey(r.monitor_id, r.tag_id);
@@ -236,11 +242,11 @@ export async function evaluateBatch(
       if (e.kind === "close") {
         const res = (await tx.query(
           `UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
-            WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id`,
+            WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id, severity`,
           [e.c.t.watcher_id, e.c.t.trigger_id, e.c.end],
-        )) as [unknown[], number];
+        )) as [{ alert_id: string; severity: number }[], number];
         // TypeORM answers an UPDATE with [rows, affected].
-        outcome.closed += res[1] ?? 0;
+        outcome.closed.push(...res[0].map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) })));
       } else if (context) {
         const opened = await insertAlert(tx, e.o.t, e.o.start, e.o.state, context);
         if (opened) outcome.opened.push(opened);

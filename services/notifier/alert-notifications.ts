@@ -8,6 +8,7 @@ import type { Context } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { AlertOpened } from "../alerting/evaluation";
 import type { UserContact } from "../auth/users";
+import { countDomain } from "../../lib/metrics";
 import { MAX_TEXT } from "../../lib/validation";
 import type { Medium, SendResult } from "./delivery";
 import { claimDue, recordAttempt, recordNotification } from "./notifications.repo";
@@ -117,6 +118,7 @@ export const alertsNotify = {
             error: `unknown user ${username}`,
             redact: false,
           });
+          countDomain(ctx.broker, "notifications.failed", { medium });
           results.push({ notification_id: row.notification_id, status: "failed" });
           continue;
         }

@@ -6,6 +6,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import { config } from "../../lib/config";
+import { countDomain } from "../../lib/metrics";
 import { MAX_TEXT } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import { afterAttempt, skipped, type Channel, type Medium, type NotificationRow, type SendResult } from "./delivery";
@@ -107,6 +108,8 @@ const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, Noti
       const now = Date.now();
       const result = channel?.configured ? afterAttempt(row, attempt, now, failure) : skipped(row);
       await recordAttempt(this.db, row, attempt, now, result);
+      if (result.status === "sent") countDomain(this.broker, "notifications.sent", { medium: row.medium });
+      if (result.status === "failed") countDomain(this.broker, "notifications.failed", { medium: row.medium });
       if (result.status === "queued" && result.nextAttemptAt !== null) {
         this.logger.warn(`notification ${row.notification_id}: attempt ${attempt} failed (${result.error}); retrying`);
         this.later(result.nextAttemptAt - now, () => this.deliverDue(row.notification_id));

@@ -7,6 +7,7 @@
  */
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
+import { countDomain } from "../../lib/metrics";
 import { resolveMonitors, resolveSite } from "./config-client";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { MSG } from "./messages";
@@ -66,6 +67,9 @@ export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>)
   const days = await retentionDays(env, ctx, pipeline.site_id);
   const { accepted, rejected } = checkReadings(ctx.params.readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
   if (accepted.length > 0) await storeBatch(env, pipeline, accepted);
+  // Counted once the batch is durable: a write that failed is answered 500 and sent again whole.
+  countDomain(ctx.broker, "readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
+  countDomain(ctx.broker, "readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
   return { accepted: accepted.length, rejected };
 }
 
