@@ -139,13 +139,17 @@ async function seedAssets(baseUrl: string, databaseUrl: string): Promise<string>
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id;
   };
-  const site = await created("/_config/sites", {
-    site_name: "Bench Asset Site",
-    location: "Works",
-    timezone: "Europe/Berlin",
-    latitude: "52.52",
-    edge_firmware: {},
-  });
+  // Under the first site when the sites case seeded them, so that its list stays at BENCH_SITES sites.
+  const sites = await http<{ site_id: string }[]>("GET", SITES_PATH);
+  const site =
+    sites.body[0]?.site_id ??
+    (await created("/_config/sites", {
+      site_name: "Bench Asset Site",
+      location: "Works",
+      timezone: "Europe/Berlin",
+      latitude: "52.52",
+      edge_firmware: {},
+    }));
   const plant = await created("/_config/plants", { plant_name: "Bench Plant", site_id: site });
   const fn = await created("/_config/functions", { function_name: "Bench Function", plant_id: plant });
   const pg = new Client({ connectionString: databaseUrl });

@@ -29,8 +29,8 @@ interface ConfigLocals {
   /** The cache generation as this replica last read it (see `cacheGeneration`). */
   generation: Promise<string> | undefined;
   generationReadAt: number;
-  /** Lists of one generation kept in memory (`cachedList`): the generation and its lists by key. */
-  lists: { generation: string; byKey: Map<string, unknown> };
+  /** Lists of one generation kept in memory (`cachedList`): the generation and its lists (loaded or loading) by key. */
+  lists: { generation: string; byKey: Map<string, Promise<unknown>> };
 }
 
 /** Payload of the `config.cache.changed` broadcast: a write started a new cache generation. */
@@ -472,12 +472,14 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
             // Keyed by generation like the cacher's entries: a write makes every list of the old one unreachable.
             if (this.lists.generation !== gen) this.lists = { generation: gen, byKey: new Map() };
             const lists = this.lists;
-            const kept = lists.byKey.get(key) as T[] | undefined;
+            const kept = lists.byKey.get(key) as Promise<T[]> | undefined;
             if (kept) return kept;
-            const value = withJsonText(await cached(key, load));
+            // The promise is kept, not the value: requests that arrive while the list loads wait for that one load.
+            const loading = cached(key, load).then(withJsonText);
             if (lists.byKey.size >= LISTS_IN_MEMORY) lists.byKey.clear();
-            lists.byKey.set(key, value);
-            return value;
+            lists.byKey.set(key, loading);
+            loading.catch(() => lists.byKey.delete(key));
+            return loading;
           },
           changed: async <E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEvents[E]) => {
             await this.invalidate();

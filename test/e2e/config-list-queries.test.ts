@@ -86,6 +86,12 @@ it("counts monitors with one query, whatever their number", async () => {
   expect(queries).toHaveLength(1);
 });
 
+it("loads a list once for parallel requests that miss the cache", async () => {
+  await write();
+  const queries = await queriesOf(() => Promise.all(Array.from({ length: 8 }, () => t.http("GET", "/_config/assets/_list"))));
+  expect(queries).toHaveLength(1);
+});
+
 it("answers a repeated list from the cache with no query, and the same body", async () => {
   const path = "/_config/assets/_list";
   await write();
