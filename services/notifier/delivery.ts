@@ -3,8 +3,13 @@
  * A channel (email now; SMS and WhatsApp later) sends one message and throws a DeliveryError
  * that says whether trying again could help.
  */
-export type Medium = "email" | "sms" | "whatsapp";
+export const MEDIA = ["email", "sms", "whatsapp"] as const;
+export type Medium = (typeof MEDIA)[number];
 export type NotificationStatus = "queued" | "sent" | "failed" | "skipped";
+
+/** The statuses an operator's list shows: a queued notification that a replica has claimed is `sending`. */
+export const LISTED_STATUSES = ["queued", "sending", "sent", "failed", "skipped"] as const;
+export type ListedStatus = (typeof LISTED_STATUSES)[number];
 
 /** A row of notifier.notifications. bigint columns arrive from pg as text. */
 export interface NotificationRow {
@@ -85,4 +90,23 @@ export function skipped(row: Pick<NotificationRow, "sensitive" | "medium">): Aft
     error: "not configured",
     redact: row.sensitive,
   };
+}
+
+/** What an operator's retry must know of a notification: a redacted body can never be sent again. */
+export interface RetryState {
+  status: NotificationStatus;
+  redacted: boolean;
+}
+
+export type RetryRefusal = "unknown" | "sent" | "redacted";
+
+/**
+ * Why an operator may not queue this notification again, or null when it may. A sent one is not
+ * sent twice; a secret's redacted body would reach the recipient as `[redacted]`.
+ */
+export function retryRefusal(state: RetryState | undefined): RetryRefusal | null {
+  if (!state) return "unknown";
+  if (state.status === "sent") return "sent";
+  if (state.redacted) return "redacted";
+  return null;
 }

@@ -6,17 +6,32 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import { config } from "../../lib/config";
+import { conflict, notFound } from "../../lib/errors";
 import { countDomain } from "../../lib/metrics";
 import { MAX_TEXT } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
-import { afterAttempt, skipped, type Channel, type Medium, type NotificationRow, type SendResult } from "./delivery";
+import {
+  afterAttempt,
+  LISTED_STATUSES,
+  MEDIA,
+  retryRefusal,
+  skipped,
+  type Channel,
+  type ListedStatus,
+  type Medium,
+  type NotificationRow,
+  type RetryState,
+  type SendResult,
+} from "./delivery";
 import { emailChannel } from "./email";
 import { migrations } from "./migrations";
 import { alertsNotify } from "./alert-notifications";
 import { twilioChannel } from "./twilio";
-import { claimDue, recordAttempt, recordNotification } from "./notifications.repo";
+import { MSG } from "./messages";
+import { claimDue, listNotifications, recordAttempt, recordNotification, requeue, retryStates, type NotificationView } from "./notifications.repo";
 
 export type { SendResult } from "./delivery";
+export type { NotificationView } from "./notifications.repo";
 
 /** Params of `notifier.email.send`. */
 export interface EmailSendParams {
@@ -27,6 +42,40 @@ export interface EmailSendParams {
   idempotency_key?: string;
   /** The body holds a secret (OTP, password): it is redacted once the notification is final. */
   sensitive?: boolean;
+}
+
+/** Params of `notifier.notifications.list`. */
+export interface NotificationsListParams {
+  status?: ListedStatus;
+  medium?: Medium;
+  alert_id?: string;
+  limit: number;
+}
+
+/** Params of `notifier.notifications.retry`: the given notifications, or else the oldest failed ones. */
+export interface NotificationsRetryParams {
+  notification_ids?: string[];
+}
+
+/** What `notifier.notifications.retry` answers: how many were queued again, and each as it stands after its attempt. */
+export interface RetryResult {
+  retried: number;
+  notifications: NotificationView[];
+}
+
+/** The most notifications one retry queues again; an operator asks again for more. */
+const RETRY_BATCH = 100;
+/** How long a retry waits for its deliveries before it answers (under the broker's request timeout); the rest go on behind. */
+const RETRY_WAIT_MS = 5000;
+
+/** Refuses a retry that names an unknown, a sent or a redacted notification, before anything is queued. */
+function checkRetry(ids: string[], states: Map<string, RetryState>): void {
+  for (const id of ids) {
+    const refusal = retryRefusal(states.get(id));
+    if (refusal === "unknown") throw notFound(MSG.notificationNotFound(id));
+    if (refusal === "sent") throw conflict(MSG.alreadySent(id));
+    if (refusal === "redacted") throw conflict(MSG.redacted(id));
+  }
 }
 
 /** How often a replica looks for due retries that no timer of its own is waiting for (another replica's, a crashed one's). */
@@ -43,6 +92,7 @@ interface NotifierLocals {
 
 interface NotifierMethods {
   deliverDue(id?: string): Promise<void>;
+  deliverNow(ids: string[], waitMs: number): Promise<void>;
   attempt(row: NotificationRow): Promise<void>;
   later(delayMs: number, task: () => Promise<void>): void;
   track(task: Promise<void>): void;
@@ -84,6 +134,42 @@ const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, Noti
 
     /** Internal: the notifications an opened alert asks for (alert-notifications.ts). */
     "alerts.notify": alertsNotify,
+
+    /** Operators (the REPL's `notifications`): the newest notifications first; a secret's body is shown redacted. */
+    "notifications.list": {
+      visibility: "public",
+      params: {
+        status: { type: "enum", values: [...LISTED_STATUSES], optional: true },
+        medium: { type: "enum", values: [...MEDIA], optional: true },
+        alert_id: { type: "uuid", optional: true },
+        limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 50 },
+      },
+      handler(ctx: Context<NotificationsListParams>): Promise<NotificationView[]> {
+        const p = ctx.params;
+        return listNotifications(this.db, Date.now(), { ...p, alert_id: p.alert_id?.toLowerCase() });
+      },
+    },
+
+    /**
+     * Operators (the REPL's `notifications-retry`): queues notifications again with their attempts
+     * counted afresh and delivers them now through the same path as every delivery. A sent or a
+     * redacted one is refused. Answers what became of them within RETRY_WAIT_MS.
+     */
+    "notifications.retry": {
+      visibility: "public",
+      params: {
+        notification_ids: { type: "array", items: { type: "uuid" }, min: 1, max: RETRY_BATCH, optional: true },
+      },
+      async handler(ctx: Context<NotificationsRetryParams>): Promise<RetryResult> {
+        const ids = ctx.params.notification_ids?.map((id) => id.toLowerCase());
+        if (ids) checkRetry(ids, await retryStates(this.db, ids));
+        const requeued = await requeue(this.db, Date.now(), { notification_ids: ids, limit: RETRY_BATCH });
+        await this.deliverNow(requeued, RETRY_WAIT_MS);
+        const shown = ids ?? requeued;
+        const notifications = shown.length ? await listNotifications(this.db, Date.now(), { notification_ids: shown, limit: RETRY_BATCH }) : [];
+        return { retried: requeued.length, notifications };
+      },
+    },
   },
 
   methods: {
@@ -92,6 +178,19 @@ const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, Noti
       if (this.stopping) return;
       const rows = await claimDue(this.db, Date.now(), { id, limit: id ? 1 : SWEEP_BATCH });
       for (const row of rows) await this.attempt(row);
+    },
+
+    /** Delivers these due notifications one after another, as the sweep does; waits for them at most `waitMs`. */
+    async deliverNow(ids: string[], waitMs: number) {
+      if (ids.length === 0) return;
+      const run = (async () => {
+        for (const id of ids) await this.deliverDue(id);
+      })();
+      this.track(run);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+      await Promise.race([run.catch(() => undefined), waited]);
+      clearTimeout(timer);
     },
 
     async attempt(row: NotificationRow) {

@@ -10,15 +10,21 @@ import type { ServiceBroker } from "moleculer";
 import { readConfig } from "../../lib/config";
 import { COMMANDS, createReplBroker, runCommand } from "../../repl";
 import type { ReplContext } from "../../repl/types";
+import { eventually } from "../e2e/pipelines-fixtures";
 import { startTestNode, type TestNode } from "../helpers/node";
+import { startSmtp, type TestSmtp } from "../helpers/smtp";
 
 const TRANSPORTER = "nats://127.0.0.1:4222";
 let t: TestNode;
 let repl: ServiceBroker;
 let ctx: ReplContext;
+let smtp: TestSmtp;
+/** While true, the SMTP server refuses every message with a permanent 550. */
+let bouncing = false;
 
 beforeAll(async () => {
-  t = await startTestNode({ services: ["api", "auth", "config", "notifier", "pipelines", "alerting"], env: { TRANSPORTER } });
+  smtp = await startSmtp({ refuse: () => (bouncing ? 550 : null) });
+  t = await startTestNode({ services: ["api", "auth", "config", "notifier", "pipelines", "alerting"], env: { TRANSPORTER, SMTP_URL: smtp.url } });
   const cfg = readConfig({ SERVICES: "api", TRANSPORTER, NAMESPACE: t.node.config.namespace, LOG_LEVEL: "error" });
   ({ broker: repl, ctx } = createReplBroker(cfg));
   await repl.start();
@@ -27,6 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await repl?.stop();
   await t?.stop();
+  await smtp?.stop();
 });
 
 const command = (name: string) => {
@@ -129,9 +136,35 @@ describe("REPL commands", () => {
     expect(await run("user-password", { username: "nobody@example.com" })).toBe("error: 404 User not found!");
   });
 
+  it("notifications shows a failed notification, and notifications-retry sends it once the SMTP server takes it", async () => {
+    bouncing = true;
+    const sent = await t.node.broker.call<{ notification_id: string }, object>("notifier.email.send", {
+      to: "bounced@example.com",
+      subject: "Shift report",
+      text: "all quiet",
+    });
+    const id = sent.notification_id;
+    const failedRow = new RegExp(`^${id}\\s+email\\s+bounced@example\\.com\\s+failed\\s+1\\s+.*550`, "m");
+    const listed = await eventually(() => run("notifications", {}, { status: "failed" }), (out) => failedRow.test(out));
+    expect(listed).toMatch(/^notification_id\s+medium\s+recipient\s+status\s+attempts\s+last_error$/m);
+    expect(listed).toMatch(failedRow);
+    expect(await run("notifications")).toMatch(failedRow);
+    expect(await run("notifications", {}, { status: "sent", limit: 1 })).not.toContain(id);
+    expect(smtp.received.filter((m) => m.to.includes("bounced@example.com"))).toHaveLength(0);
+
+    bouncing = false;
+    expect(await run("notifications-retry", { notificationIds: [id] })).toBe("1 notification(s) queued again");
+    const [mail] = await smtp.waitFor(1, { to: "bounced@example.com" });
+    expect(mail.raw).toContain("Subject: Shift report");
+    expect(await run("notifications", {}, { status: "sent", limit: 1 })).toMatch(new RegExp(`^${id}\\s+email\\s+bounced@example\\.com\\s+sent\\s+1$`, "m"));
+
+    // Sent is final: asked again, the notifier refuses and nothing more is sent.
+    expect(await run("notifications-retry", { notificationIds: [id] })).toBe(`error: 409 Notification ${id} was sent already; a sent notification is not sent again`);
+    expect(await run("notifications-retry")).toBe("0 notification(s) queued again");
+    expect(smtp.received.filter((m) => m.to.includes("bounced@example.com"))).toHaveLength(1);
+  });
+
   it("says which commands' services or actions are not there", async () => {
-    expect(await run("notifications")).toBe("error: not available: notifier.notifications.list is not provided by notifier yet");
-    expect(await run("notifications-retry")).toBe("error: not available: notifier.notifications.retry is not provided by notifier yet");
     await t.node.broker.destroyService(t.node.broker.getLocalService("pipelines")!);
     const id = "00000000-0000-4000-8000-000000000001";
     expect(await run("pipeline-stop", { pipelineIds: [id] })).toBe("error: not available: pipelines not deployed");
