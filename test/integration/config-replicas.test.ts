@@ -4,10 +4,9 @@
  * `config.cache.changed` broadcast. A write through either replica is seen by the very next read,
  * whichever replica answers it: the gateway's round robin alternates between them.
  *
- * (A write also deletes every cached entry, so this passes even without the broadcast; what the
- * broadcast adds is that a read already under way during the write, which stores its result
- * after the delete, stores it under a generation no replica reads any more. That race is too
- * narrow to provoke from here.)
+ * A write also deletes every entry of the shared cache, but each replica keeps the lists it
+ * served in its own memory under its generation: without the broadcast, the other replica would
+ * answer the old list until it next reads the generation (within a second).
  */
 import { startCluster, type Cluster } from "../helpers/cluster";
 
