@@ -1,9 +1,11 @@
 /**
  * The stream mixin: durable streams for facts that must not be lost (readings, waveforms, alert
  * openings). One API over two adapters (lib/streams): NATS JetStream when TRANSPORTER is
- * nats://…, a PostgreSQL log in the embedded default. Delivery is at least once, in order per
- * stream, with explicit acks, redelivery with back-off and a dead-letter subject after
- * STREAM_MAX_DELIVERIES failed deliveries.
+ * nats://…, a PostgreSQL log in the embedded default. Delivery is at least once, with explicit
+ * acks, redelivery with back-off and a dead-letter subject after STREAM_MAX_DELIVERIES failed
+ * deliveries; in order per key across all the replicas of a group (messages staged with the same
+ * key, e.g. one pipeline's readings batches, are handled one at a time in the order staged), and
+ * keyless messages in order among themselves (lib/streams/types.ts).
  *
  * Consuming. Declare the streams a service reads under `streams`; each entry names the durable
  * group (one per consuming service: every replica of the service shares it, so each message is
@@ -33,9 +35,11 @@
  *
  *   await this.db.transaction(async (tx) => {
  *     await insertReadings(tx, rows);
- *     await this.streams.stage(tx, "readings", batch.batch_id, batch);
+ *     await this.streams.stage(tx, "readings", batch.batch_id, batch, batch.pipeline_id);
  *   });
  *   this.streams.flush();
+ *
+ * The outbox table comes from OUTBOX_SQL then OUTBOX_KEY_SQL in the service's migrations.
  *
  * List StreamMixin before DbMixin in `mixins`, so the database opens before and closes after it.
  */
@@ -47,7 +51,10 @@ import { createStreamAdapter, Outbox, type StreamAdapter, type StreamMessage, ty
 export interface StreamConsumer<T = unknown> {
   /** The durable consumer group: the consuming service's name. */
   group: string;
-  /** Messages handled at once (default 1: in stream order). JetStream only; the PostgreSQL log delivers one at a time, in order. */
+  /**
+   * Messages this replica handles at once (default 1), never two of one key (JetStream: one per
+   * partition). The PostgreSQL log delivers one at a time, in order, whatever it is told.
+   */
   concurrency?: number;
   /** How long one delivery may take before the stream offers it again (default 30 s). */
   ackWaitMs?: number;
@@ -58,8 +65,12 @@ export type StreamConsumers = Record<string, StreamConsumer>;
 
 export interface StreamClient {
   readonly adapter: StreamAdapter;
-  /** Writes a message into the outbox inside the caller's transaction (producers only). */
-  stage(tx: EntityManager, stream: string, id: string, data: unknown): Promise<void>;
+  /**
+   * Writes a message into the outbox inside the caller's transaction (producers only). Messages
+   * with the same `key` reach every consumer group in the order staged; without one, in order with
+   * the other keyless messages of the stream (and with no parallelism among them).
+   */
+  stage(tx: EntityManager, stream: string, id: string, data: unknown, key?: string | null): Promise<void>;
   /** Publishes what is staged now rather than at the next tick. */
   flush(): void;
   /** Resolves once nothing staged is left unpublished (tests, benchmarks). */
@@ -90,9 +101,9 @@ export function StreamMixin(opts: StreamMixinOptions = {}): Partial<ServiceSchem
       self.streamOutbox = outbox;
       self.streams = {
         adapter,
-        async stage(tx, stream, id, data) {
+        async stage(tx, stream, id, data, key) {
           if (!outbox) throw new Error("StreamMixin({ outbox: true }) is needed to publish");
-          await outbox.stage(tx, stream, id, data);
+          await outbox.stage(tx, stream, id, data, key);
         },
         flush: () => outbox?.kick(),
         drained: async () => {

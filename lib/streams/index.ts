@@ -1,21 +1,35 @@
 /** The stream adapter a node uses: JetStream when the transporter is NATS, else the PostgreSQL log. */
 import type { AppConfig } from "../config";
 import { JetStreamAdapter } from "./jetstream";
+import { DEFAULT_PARTITIONS } from "./partitions";
 import { PgStreamAdapter } from "./pg";
 import type { StreamAdapter, StreamSettings } from "./types";
 
 export * from "./types";
-export { Outbox, OUTBOX_SQL } from "./outbox";
+export { Outbox, OUTBOX_KEY_SQL, OUTBOX_SQL } from "./outbox";
 export { JetStreamAdapter, jetStreamNames } from "./jetstream";
 export { PgStreamAdapter } from "./pg";
+export { DEFAULT_PARTITIONS, partitionOf } from "./partitions";
 
 interface Logger {
   warn(...args: unknown[]): void;
   error(...args: unknown[]): void;
 }
 
-export function streamSettings(cfg: AppConfig): StreamSettings {
-  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS };
+export function streamSettings(cfg: AppConfig, env: NodeJS.ProcessEnv = process.env): StreamSettings {
+  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS, partitions: streamPartitions(env) };
+}
+
+/**
+ * STREAM_PARTITIONS (default 16): read here rather than in lib/config.ts while the stream layer
+ * is the only reader; every process of a cluster must be given the same value.
+ */
+export function streamPartitions(env: NodeJS.ProcessEnv): number {
+  const raw = env.STREAM_PARTITIONS;
+  if (raw === undefined || raw === "") return DEFAULT_PARTITIONS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new Error(`STREAM_PARTITIONS must be an integer from 1 to 1024, got "${raw}"`);
+  return n;
 }
 
 /** `nats://a:4222,nats://b:4222` (the transporter's own URL) or undefined for any other transporter. */

@@ -2,11 +2,18 @@
  * The cluster's stream adapter: NATS JetStream through the `nats` client's JetStream API.
  *
  * Names carry the namespace, so clusters (and test runs) sharing one server never meet:
- *   stream  `<ns>_<stream>`          subject `<ns>.stream.<stream>`
+ *   stream  `<ns>_<stream>`, subjects `<ns>.stream.<stream>.p<k>` (k: the message key's partition)
  *   dead letters: stream `<ns>_<stream>_dlq`, subject `<ns>.dlq.<stream>.<group>`
- *   durable pull consumer per group `<ns>_<group>` (explicit ack, deliver all, no server max_deliver:
- *   the adapter counts deliveries itself so that the last failure can go to the dead-letter subject
- *   with its error before the message is terminated).
+ *   per group and partition a durable pull consumer `<ns>_<group>_p<k>` filtered on its subject,
+ *   with max_ack_pending 1: the server hands a partition's next message out only once the previous
+ *   one is acked or terminated, so a key's messages are handled in order by whichever replica
+ *   pulls, and every replica pulls from every partition (parallel across keys). Explicit ack,
+ *   deliver all, no server max_deliver: the adapter counts deliveries itself so that the last
+ *   failure can go to the dead-letter subject with its error before the message is terminated;
+ *   a NAK with delay keeps the message pending, so its partition waits for it (and only it).
+ * Before partitions the stream's one subject was `<ns>.stream.<stream>` with one consumer
+ * `<ns>_<group>` per group: the stream keeps that subject beside the wildcard, and a group whose
+ * old consumer still exists reads it too, so what an older release published is still handled.
  * Publishing sets `Nats-Msg-Id` to the message id, so an outbox row republished after a crash
  * inside the duplicate window is stored once.
  */
@@ -18,12 +25,14 @@ import {
   connect,
   headers,
   nanos,
+  type ConsumerConfig,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   type NatsConnection,
 } from "nats";
+import { DEFAULT_PARTITIONS, partitionOf } from "./partitions";
 import type {
   DeadLetter,
   OutgoingMessage,
@@ -49,11 +58,48 @@ export const redeliveryDelayMs = (deliveries: number): number => Math.min(30000,
 export function jetStreamNames(namespace: string, stream: string) {
   return {
     stream: safe(`${namespace}_${stream}`),
+    /** The subject before partitions: still bound to the stream, read by a group's legacy consumer. */
     subject: `${namespace}.stream.${stream}`,
+    subjects: [`${namespace}.stream.${stream}`, `${namespace}.stream.${stream}.>`],
+    partitionSubject: (k: number) => `${namespace}.stream.${stream}.p${k}`,
     dlqStream: safe(`${namespace}_${stream}_dlq`),
     dlqSubject: (group: string) => `${namespace}.dlq.${stream}.${safe(group)}`,
+    /** The group's one consumer before partitions. */
     durable: (group: string) => safe(`${namespace}_${group}`),
+    partitionDurable: (group: string, k: number) => safe(`${namespace}_${group}_p${k}`),
   };
+}
+
+/**
+ * At most `size` handlers of one subscription at once. A message waiting for a slot tells the
+ * server it is being worked on, so waiting is not mistaken for a stuck handler.
+ */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async acquire(m: JsMsg, ackWaitMs: number): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    const beat = setInterval(() => m.working(), Math.max(100, ackWaitMs / 3));
+    try {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
 }
 
 export class JetStreamAdapter implements StreamAdapter {
@@ -92,7 +138,7 @@ export class JetStreamAdapter implements StreamAdapter {
     if (!ready) {
       const names = jetStreamNames(this.settings.namespace, stream);
       ready = Promise.all([
-        this.addStream(names.stream, [names.subject]),
+        this.addStream(names.stream, names.subjects),
         this.addStream(names.dlqStream, [`${this.settings.namespace}.dlq.${stream}.>`]),
       ]).then(() => undefined);
       ready.catch(() => this.ensured.delete(stream));
@@ -112,9 +158,23 @@ export class JetStreamAdapter implements StreamAdapter {
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       num_replicas: 1,
     };
+    let existing;
     try {
-      await jsm.streams.info(name);
+      existing = await jsm.streams.info(name);
     } catch {
+      existing = undefined;
+    }
+    if (existing) {
+      // A stream made before partitions has the bare subject only: bind the wildcard too.
+      const missing = subjects.filter((s) => !existing.config.subjects?.includes(s));
+      if (missing.length) {
+        await jsm.streams.update(name, { ...existing.config, subjects: [...(existing.config.subjects ?? []), ...missing] }).catch(async (err) => {
+          // Another replica updated it first.
+          const now = await jsm.streams.info(name);
+          if (subjects.some((s) => !now.config.subjects?.includes(s))) throw err;
+        });
+      }
+    } else {
       try {
         await jsm.streams.add(config);
       } catch (err) {
@@ -126,52 +186,84 @@ export class JetStreamAdapter implements StreamAdapter {
     }
   }
 
+  private get partitions(): number {
+    return Math.max(1, this.settings.partitions ?? DEFAULT_PARTITIONS);
+  }
+
   async publish(stream: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.ensureStream(stream);
     const { js } = this.client();
-    const subject = jetStreamNames(this.settings.namespace, stream).subject;
-    // Published together and awaited together: the acks come back pipelined.
-    await Promise.all(messages.map((m) => js.publish(subject, encoder.encode(m.payload), { msgID: m.id })));
+    const names = jetStreamNames(this.settings.namespace, stream);
+    // Published together and awaited together: the acks come back pipelined, and one connection
+    // keeps them in order, so the stream stores them (and a partition delivers them) in the array's order.
+    await Promise.all(
+      messages.map((m) => js.publish(names.partitionSubject(partitionOf(m.key, this.partitions)), encoder.encode(m.payload), { msgID: m.id })),
+    );
+  }
+
+  /** The consumer, made if missing; replicas racing each other both succeed. */
+  private async ensureConsumer(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+    const { jsm } = this.client();
+    await jsm.consumers.info(stream, config.durable_name).catch(async () => {
+      await jsm.consumers.add(stream, config).catch(async (err) => {
+        await jsm.consumers.info(stream, config.durable_name).catch(() => {
+          throw err;
+        });
+      });
+    });
   }
 
   async subscribe(stream: string, group: string, handler: StreamHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
     await this.ensureStream(stream);
     const { js, jsm } = this.client();
     const names = jetStreamNames(this.settings.namespace, stream);
-    const durable = names.durable(group);
-    const config = {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: names.subject,
-      ack_wait: nanos(opts.ackWaitMs ?? 30000),
-      max_ack_pending: 1000,
-    };
-    await jsm.consumers.info(names.stream, durable).catch(async () => {
-      await jsm.consumers.add(names.stream, config).catch(async (err) => {
-        await jsm.consumers.info(names.stream, durable).catch(() => {
-          throw err;
-        });
-      });
-    });
-    const consumer = await js.consumers.get(names.stream, durable);
-    const concurrency = Math.max(1, opts.concurrency ?? 1);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
-    const inFlight = new Set<Promise<void>>();
-    const loop = (async () => {
-      for await (const m of messages) {
-        const p = this.deliver(stream, group, m, handler).finally(() => inFlight.delete(p));
-        inFlight.add(p);
-        if (inFlight.size >= concurrency) await Promise.race(inFlight);
-      }
-      await Promise.all(inFlight);
-    })().catch((err: unknown) => this.logger.error(`stream ${stream}/${group} consumer stopped:`, err));
+    const ackWaitMs = opts.ackWaitMs ?? 30000;
+    const durables = Array.from({ length: this.partitions }, (_, k) => names.partitionDurable(group, k));
+    await Promise.all(
+      durables.map((durable, k) =>
+        this.ensureConsumer(names.stream, {
+          durable_name: durable,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          filter_subject: names.partitionSubject(k),
+          ack_wait: nanos(ackWaitMs),
+          // One unacked message per partition: the order of a key across every replica.
+          max_ack_pending: 1,
+        }),
+      ),
+    );
+    // The group's consumer from before partitions, if it exists, still has the old subject's messages.
+    const legacy = await jsm.consumers.info(names.stream, names.durable(group)).then(
+      () => names.durable(group),
+      () => undefined,
+    );
+    const slots = new Slots(Math.max(1, opts.concurrency ?? 1));
+    const feeds: ConsumerMessages[] = [];
+    const loops: Promise<void>[] = [];
+    for (const durable of legacy ? [...durables, legacy] : durables) {
+      const consumer = await js.consumers.get(names.stream, durable);
+      const messages = await consumer.consume({ max_messages: 2 });
+      feeds.push(messages);
+      loops.push(
+        (async () => {
+          // One message at a time per partition: the server would not hand out the next one anyway.
+          for await (const m of messages) {
+            await slots.acquire(m, ackWaitMs);
+            try {
+              await this.deliver(stream, group, m, handler);
+            } finally {
+              slots.release();
+            }
+          }
+        })().catch((err: unknown) => this.logger.error(`stream ${stream}/${group} consumer ${durable} stopped:`, err)),
+      );
+    }
     const subscription: Subscription = {
       close: async () => {
         this.subscriptions.delete(subscription);
-        await messages.close().catch(() => undefined);
-        await loop;
+        await Promise.all(feeds.map((f) => f.close().catch(() => undefined)));
+        await Promise.all(loops);
       },
     };
     this.subscriptions.add(subscription);
@@ -195,7 +287,9 @@ export class JetStreamAdapter implements StreamAdapter {
           await this.client().js.publish(jetStreamNames(this.settings.namespace, stream).dlqSubject(group), encoder.encode(JSON.stringify(letter)), {
             headers: h,
           });
-          m.term(`dead-lettered after ${deliveries} deliveries`);
+          // A bare +TERM: nats-server 2.9 does not know `+TERM <reason>` and would ignore it, leaving
+          // the message pending (and, with max_ack_pending 1, its partition stuck) until ack_wait.
+          m.term();
           this.logger.warn(`stream ${stream}/${group}: message ${id} dead-lettered after ${deliveries} deliveries: ${letter.error}`);
         } catch (dlqErr) {
           this.logger.error(`stream ${stream}/${group}: could not dead-letter ${id}`, dlqErr);

@@ -4,6 +4,11 @@
  * reading always has its message), and a drainer publishes outbox rows to the stream adapter and
  * deletes them once the adapter has stored them. A crash between the two publishes a row again;
  * the adapters store a message id once, and consumers are idempotent anyway.
+ *
+ * Order per key: each replica of a producer drains, and SKIP LOCKED lets them take different rows,
+ * so one replica could publish a key's later message while another still holds its earlier one.
+ * A drainer therefore holds back a key whose earlier row is not in its own batch (another drainer
+ * has it): that key's rows wait for the next drain, other keys go on.
  */
 import type { DataSource, EntityManager } from "typeorm";
 import type { StreamAdapter } from "./types";
@@ -21,11 +26,19 @@ export const OUTBOX_SQL = [
   `ALTER TABLE stream_outbox ALTER COLUMN payload SET STORAGE EXTERNAL`,
 ];
 
+/** The message key (OutgoingMessage.key): a later migration of every producer, after OUTBOX_SQL. */
+export const OUTBOX_KEY_SQL = [
+  `ALTER TABLE stream_outbox ADD COLUMN IF NOT EXISTS msg_key text NULL`,
+  `CREATE INDEX IF NOT EXISTS stream_outbox_key ON stream_outbox (msg_key, id) WHERE msg_key IS NOT NULL`,
+];
+
 interface Logger {
   warn(...args: unknown[]): void;
 }
 
 const BATCH = 64;
+/** A key held back because another drainer has its earlier row is looked at again this soon. */
+const HELD_BACK_RETRY_MS = 20;
 
 export class Outbox {
   private running?: Promise<void>;
@@ -39,11 +52,12 @@ export class Outbox {
     private readonly logger: Logger,
   ) {}
 
-  /** Writes a message into the outbox inside the caller's transaction. */
-  async stage(tx: EntityManager, stream: string, id: string, data: unknown): Promise<void> {
-    await tx.query(`INSERT INTO stream_outbox (stream, msg_id, payload, created_at) VALUES ($1, $2, $3, $4)`, [
+  /** Writes a message into the outbox inside the caller's transaction; `key`: see OutgoingMessage.key. */
+  async stage(tx: EntityManager, stream: string, id: string, data: unknown, key?: string | null): Promise<void> {
+    await tx.query(`INSERT INTO stream_outbox (stream, msg_id, msg_key, payload, created_at) VALUES ($1, $2, $3, $4, $5)`, [
       stream,
       id,
+      key ?? null,
       JSON.stringify(data),
       Date.now(),
     ]);
@@ -97,24 +111,49 @@ export class Outbox {
     await this.running;
   }
 
-  /** Publishes up to BATCH rows; returns how many. Rows another replica is publishing are skipped. */
+  /**
+   * Publishes up to BATCH rows; returns how many it took. Rows another replica is publishing are
+   * skipped, and so are the rows behind them of the same key (retried shortly).
+   */
   private async drainOnce(): Promise<number> {
     const db = this.db();
     if (!db?.isInitialized) return 0;
-    return db.transaction(async (tx) => {
+    const { taken, heldBack } = await db.transaction(async (tx) => {
       const rows = (await tx.query(
-        `SELECT id, stream, msg_id, payload FROM stream_outbox ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      )) as { id: string; stream: string; msg_id: string; payload: string }[];
-      if (rows.length === 0) return 0;
-      const byStream = new Map<string, { id: string; payload: string }[]>();
-      for (const r of rows) {
+        `SELECT id, stream, msg_id, msg_key, payload FROM stream_outbox ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      )) as { id: string; stream: string; msg_id: string; msg_key: string | null; payload: string }[];
+      if (rows.length === 0) return { taken: 0, heldBack: 0 };
+      const ids = rows.map((r) => r.id);
+      const keys = [...new Set(rows.filter((r) => r.msg_key !== null).map((r) => r.msg_key as string))];
+      // The first row of each of our keys that is older than our newest and not ours: another drainer holds it.
+      const blocked = new Map<string, number>();
+      if (keys.length) {
+        const others = (await tx.query(
+          `SELECT stream, msg_key, min(id) AS first FROM stream_outbox
+            WHERE msg_key = ANY($1::text[]) AND id < $2 AND NOT (id = ANY($3::bigint[]))
+            GROUP BY stream, msg_key`,
+          [keys, ids[ids.length - 1], ids],
+        )) as { stream: string; msg_key: string; first: string }[];
+        for (const o of others) blocked.set(`${o.stream}\n${o.msg_key}`, Number(o.first));
+      }
+      const mine = rows.filter((r) => {
+        const first = r.msg_key === null ? undefined : blocked.get(`${r.stream}\n${r.msg_key}`);
+        return first === undefined || Number(r.id) < first;
+      });
+      const byStream = new Map<string, { id: string; payload: string; key: string | null }[]>();
+      for (const r of mine) {
         const list = byStream.get(r.stream) ?? [];
-        list.push({ id: r.msg_id, payload: r.payload });
+        list.push({ id: r.msg_id, payload: r.payload, key: r.msg_key });
         byStream.set(r.stream, list);
       }
       for (const [stream, messages] of byStream) await this.adapter.publish(stream, messages);
-      await tx.query(`DELETE FROM stream_outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
-      return rows.length;
+      if (mine.length) await tx.query(`DELETE FROM stream_outbox WHERE id = ANY($1::bigint[])`, [mine.map((r) => r.id)]);
+      return { taken: rows.length, heldBack: rows.length - mine.length };
     });
+    if (heldBack > 0) {
+      setTimeout(() => this.kick(), HELD_BACK_RETRY_MS).unref();
+      return 0;
+    }
+    return taken;
   }
 }

@@ -9,6 +9,9 @@
  *   is handled, so two replicas of a consumer never deliver the same chunk at once.
  * - `dead_letters`: messages a group failed `maxDeliveries` times.
  * Consumers in this process are woken at once after a publish; others poll.
+ * Order: a group's messages are handed over one at a time in seq order, by one replica at a time
+ * (the group row's lock), and a failed one is retried before anything behind it: a total order,
+ * so the contract's per-key order holds without partitions (keys and `concurrency` are not used).
  * Messages are kept until every known group has passed them, and at most `maxAgeS`.
  */
 import { EventEmitter } from "node:events";

@@ -7,6 +7,15 @@
  * Two adapters implement it: NATS JetStream (lib/streams/jetstream.ts) in the cluster and a
  * PostgreSQL-backed log (lib/streams/pg.ts) for the embedded one-process default. Delivery is
  * at least once in both, so consumers are idempotent by message and item ids.
+ *
+ * Order. A message may carry a key (the readings stream's is the pipeline id). Within one group,
+ * messages with the same key are handled one at a time and in publish order, whichever replica
+ * takes them, redeliveries included: a message that fails holds back the messages behind it on
+ * its partition until it succeeds or, after `maxDeliveries`, is dead-lettered. A message without
+ * a key goes to partition 0, so keyless messages keep one order among themselves (the stream's
+ * order, as before keys). JetStream spreads keys over `partitions` partitions, each handled by
+ * one replica at a time, so different keys run in parallel; the PostgreSQL log hands a group's
+ * messages over one at a time in stream order (a total order, so the per-key order holds too).
  */
 
 /** One message as a consumer sees it. */
@@ -24,7 +33,10 @@ export interface StreamMessage<T = unknown> {
 export type StreamHandler = (message: StreamMessage) => Promise<void>;
 
 export interface SubscribeOptions {
-  /** Messages handed to the handler without waiting for earlier ones' acks (JetStream max_ack_pending). */
+  /**
+   * Messages this replica handles at once (JetStream: partitions at once, each one message at a
+   * time; the PostgreSQL log delivers one at a time whatever it is told).
+   */
   concurrency?: number;
   /** How long a delivery may take before the stream delivers it again. */
   ackWaitMs?: number;
@@ -48,13 +60,21 @@ export interface OutgoingMessage {
   id: string;
   /** JSON text of the message's data. */
   payload: string;
+  /**
+   * What the order is kept for: messages with the same key reach each group in publish order.
+   * Without one the message goes to partition 0 (ordered with the other keyless messages).
+   */
+  key?: string | null;
 }
 
 export interface StreamAdapter {
   readonly kind: "jetstream" | "pg";
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Resolves once every message is stored durably by the stream (JetStream ack / committed row). Republishing an id is a no-op. */
+  /**
+   * Resolves once every message is stored durably by the stream (JetStream ack / committed row).
+   * Republishing an id is a no-op. Messages are stored in the array's order.
+   */
   publish(stream: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(stream: string, group: string, handler: StreamHandler, opts?: SubscribeOptions): Promise<Subscription>;
   /** Dead letters of one group (tests, operators). */
@@ -66,4 +86,10 @@ export interface StreamSettings {
   namespace: string;
   maxDeliveries: number;
   maxAgeS: number;
+  /**
+   * JetStream partitions per stream (default 16, STREAM_PARTITIONS): the most keys a group
+   * handles at once across its replicas. Publishers and consumers must agree; changing it moves
+   * keys to other partitions, so change it with the streams drained.
+   */
+  partitions?: number;
 }

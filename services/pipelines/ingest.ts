@@ -81,7 +81,8 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
   const write = () =>
     env.db.transaction(async (tx) => {
       await insertReadings(tx, batch, readings);
-      await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch);
+      // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
+      await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
     });
   try {
@@ -131,7 +132,7 @@ export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [message.waveform_id, message.pipeline_id, message.site_id, monitor_id, p.tag, p.axis, p.ts, p.sample_rate_hz, p.samples, Date.now()],
     );
-    await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message);
+    await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message, message.pipeline_id);
     await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
   });
   env.streams.flush();

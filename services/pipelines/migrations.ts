@@ -1,4 +1,4 @@
-import { OUTBOX_SQL } from "../../lib/streams/outbox";
+import { OUTBOX_KEY_SQL, OUTBOX_SQL } from "../../lib/streams/outbox";
 import { sqlMigration } from "../../mixins/db.mixin";
 
 export const migrations = [
@@ -91,4 +91,6 @@ export const migrations = [
     `INSERT INTO jobs (name) VALUES ('retention')`,
     ...OUTBOX_SQL,
   ]),
+  // Stream messages carry their pipeline as key: a pipeline's batches reach consumers in order.
+  sqlMigration("PipelinesOutboxKey1765000000000", OUTBOX_KEY_SQL),
 ];
