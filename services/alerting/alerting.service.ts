@@ -99,9 +99,12 @@ const CLOCK_FLUSH_MS = 200;
 
 /**
  * The readings stream, read by the durable group "alerting": every replica shares it, so each
- * batch is evaluated by one of them. A replica evaluates several pipelines' batches at once but
- * one pipeline's in stream order; the trigger row locks and the evaluator's per-series clock make
- * a batch that is redelivered, or taken by two replicas, open each alert once.
+ * batch is evaluated by one of them. Batches are keyed by pipeline, so the stream hands one
+ * pipeline's batches over one at a time in the order stored, across all replicas (the evaluator
+ * ignores a reading older than its series' clock: out of order, an excursion could be missed);
+ * up to 8 pipelines' batches at once per replica. `inPipelineOrder` stays as a cheap second guard
+ * (an unkeyed message from before partitions, read through the group's old consumer). The trigger
+ * row locks and the per-series clock make a batch that is redelivered open each alert once.
  */
 const streams: StreamConsumers = {
   readings: {
