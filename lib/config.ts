@@ -3,6 +3,7 @@
  * The README's environment table lists the same names; keep the two in step.
  */
 import path from "node:path";
+import { DEFAULT_PARTITIONS } from "./streams/partitions";
 
 export interface AppConfig {
   nodeEnv: string;
@@ -50,6 +51,8 @@ export interface AppConfig {
   streamMaxDeliveries: number;
   /** How long a durable stream keeps a message (JetStream max_age; the in-process log likewise). */
   streamMaxAgeS: number;
+  /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */
+  streamPartitions: number;
 }
 
 export const ALL_SERVICES = [
@@ -66,11 +69,13 @@ export const ALL_SERVICES = [
 
 type Env = Record<string, string | undefined>;
 
-function int(env: Env, name: string, fallback: number, min = 0): number {
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got "${raw}"`);
+  }
   return n;
 }
 
@@ -139,6 +144,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     pipelineActionTimeoutMs: int(env, "PIPELINE_ACTION_TIMEOUT_MS", 60000, 100),
     streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
     streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),
+    streamPartitions: int(env, "STREAM_PARTITIONS", DEFAULT_PARTITIONS, 1, 1024),
   };
 }
 

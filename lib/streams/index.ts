@@ -1,7 +1,6 @@
 /** The stream adapter a node uses: JetStream when the transporter is NATS, else the PostgreSQL log. */
 import type { AppConfig } from "../config";
 import { JetStreamAdapter } from "./jetstream";
-import { DEFAULT_PARTITIONS } from "./partitions";
 import { PgStreamAdapter } from "./pg";
 import type { StreamAdapter, StreamSettings } from "./types";
 
@@ -16,20 +15,8 @@ interface Logger {
   error(...args: unknown[]): void;
 }
 
-export function streamSettings(cfg: AppConfig, env: NodeJS.ProcessEnv = process.env): StreamSettings {
-  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS, partitions: streamPartitions(env) };
-}
-
-/**
- * STREAM_PARTITIONS (default 16): read here rather than in lib/config.ts while the stream layer
- * is the only reader; every process of a cluster must be given the same value.
- */
-export function streamPartitions(env: NodeJS.ProcessEnv): number {
-  const raw = env.STREAM_PARTITIONS;
-  if (raw === undefined || raw === "") return DEFAULT_PARTITIONS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new Error(`STREAM_PARTITIONS must be an integer from 1 to 1024, got "${raw}"`);
-  return n;
+export function streamSettings(cfg: AppConfig): StreamSettings {
+  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS, partitions: cfg.streamPartitions };
 }
 
 /** `nats://a:4222,nats://b:4222` (the transporter's own URL) or undefined for any other transporter. */

@@ -150,10 +150,14 @@ describe("REPL commands", () => {
     expect(listed).toMatch(failedRow);
     expect(await run("notifications")).toMatch(failedRow);
     expect(await run("notifications", {}, { status: "sent", limit: 1 })).not.toContain(id);
+    expect(await run("notifications", {}, { medium: "sms", status: "failed" })).not.toContain(id);
+    expect(await run("notifications", {}, { medium: "fax" })).toMatch(/^error: --medium must be one of email, sms, whatsapp\nusage: notifications/);
     expect(smtp.received.filter((m) => m.to.includes("bounced@example.com"))).toHaveLength(0);
 
     bouncing = false;
-    expect(await run("notifications-retry", { notificationIds: [id] })).toBe("1 notification(s) queued again");
+    const retried = await run("notifications-retry", { notificationIds: [id] });
+    expect(retried.split("\n")[0]).toBe("1 notification(s) queued again");
+    expect(retried).toMatch(new RegExp(`^${id}\\s+email\\s+bounced@example\\.com\\s+(queued|sending|sent)\\s+1`, "m"));
     const [mail] = await smtp.waitFor(1, { to: "bounced@example.com" });
     expect(mail.raw).toContain("Subject: Shift report");
     expect(await run("notifications", {}, { status: "sent", limit: 1 })).toMatch(new RegExp(`^${id}\\s+email\\s+bounced@example\\.com\\s+sent\\s+1$`, "m"));

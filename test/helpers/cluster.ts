@@ -13,6 +13,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { OPERATIONS } from "../../services/api/routes";
 import { createTestDatabase, type TestDatabase } from "./db";
 import { ADMIN, httpClient, type HttpClient } from "./node";
 
@@ -33,6 +34,20 @@ export function freePort(): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A GET route of each service that has one: the gateway looks for the action's node before it
+ * checks credentials, so an anonymous GET answers 503 while the service is not (yet) on the bus
+ * and 401 once it is. Services without a route (notifier) are reached through the others.
+ */
+function probePaths(services: string[]): string[] {
+  const paths: string[] = [];
+  for (const service of new Set(services)) {
+    const op = OPERATIONS.find((o) => o.method === "GET" && o.auth === "basic" && !o.path.includes(":") && o.action.split(".")[0] === service);
+    if (op) paths.push(op.path);
+  }
+  return paths;
+}
 
 /** One service process: started, crashed, stopped and started again by the test. */
 export class ServiceProcess {
@@ -200,6 +215,11 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         "the cluster to answer GET /_config/sites/_list",
         procs,
       );
+      // Every service of the cluster on the bus, not only config: a test's first call may go anywhere.
+      const all = opts.processes.some((p) => p.length === 0) ? [] : opts.processes.flat();
+      for (const probe of all.length ? probePaths(all) : []) {
+        await pollUntil(async () => (await http("GET", probe, { auth: null })).status !== 503, timeoutMs, `the service behind GET ${probe}`, procs);
+      }
     },
     async stop() {
       await Promise.all(procs.map((p) => p.stop("SIGTERM")));

@@ -27,3 +27,17 @@ describe("readConfig in production", () => {
     expect(readConfig({}).databaseUrl).toBeUndefined();
   });
 });
+
+describe("readConfig of the stream partitions", () => {
+  it("keeps 16 partitions unless told, and takes 1 to 1024", () => {
+    expect(readConfig({}).streamPartitions).toBe(16);
+    expect(readConfig({ STREAM_PARTITIONS: "1" }).streamPartitions).toBe(1);
+    expect(readConfig({ STREAM_PARTITIONS: "1024" }).streamPartitions).toBe(1024);
+  });
+
+  it("refuses a count that every process could not agree on sensibly", () => {
+    for (const bad of ["0", "1025", "2.5", "many"]) {
+      expect(() => readConfig({ STREAM_PARTITIONS: bad })).toThrow(`STREAM_PARTITIONS must be an integer from 1 to 1024, got "${bad}"`);
+    }
+  });
+});
