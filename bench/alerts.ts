@@ -9,13 +9,15 @@
  * - probes: on one gateway at a time, a reading past a probe trigger's threshold, then one
  *   1,001 ms later (by its timestamp) that completes the trigger's 1 s duration; the latency is from
  *   that request's answer to the alert row being visible in PostgreSQL (polled every 2 ms). A cold
- *   reading then closes the alert for the next probe.
+ *   reading then closes the alert for the next probe. Probes are BENCH_ALERTS_PROBE_GAP_MS apart
+ *   (250), so that they sample the background over tens of seconds; their timestamps step 3 s
+ *   from a few minutes back, ending in the past, as a gateway catching up would send them.
  *
  * Reports p50/p99 latency, the background rate achieved, and checks that each probe opened
  * exactly one alert and the background none. Target on the 2-core machine: p99 under 500 ms.
  *
  * Env: BENCH_ALERTS_RATE (10000), BENCH_ALERTS_PROBES (100), BENCH_ALERTS_WARMUP_S (5),
- * BENCH_ALERTS_TICK_MS (500),
+ * BENCH_ALERTS_TICK_MS (500), BENCH_ALERTS_PROBE_GAP_MS (250),
  * BENCH_ALERTS_DIAG=1 (prints the stream's backlog each second before the probes).
  */
 import { Client } from "pg";
@@ -27,6 +29,7 @@ const WARMUP_S = Number(process.env.BENCH_ALERTS_WARMUP_S ?? 5);
 const GATEWAYS = 10;
 const MONITORS_PER_GATEWAY = 10;
 const TICK_MS = Number(process.env.BENCH_ALERTS_TICK_MS ?? 500);
+const PROBE_GAP_MS = Number(process.env.BENCH_ALERTS_PROBE_GAP_MS ?? 250);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -165,10 +168,11 @@ async function main() {
     const sentAtStart = sent;
 
     const latencies: number[] = [];
-    let probeTs = Date.now();
+    let probeTs = Date.now() - PROBES * 3000 - 10_000;
     for (let p = 0; p < PROBES; p++) {
       const g = gateways[p % GATEWAYS];
-      probeTs = Math.max(probeTs + 3000, Date.now() - 10_000);
+      probeTs += 3000;
+      if (p > 0) await sleep(PROBE_GAP_MS);
       const before = (await pg.query(`SELECT count(*)::int AS n FROM alerting.alerts WHERE watcher_id = $1 AND trigger_id = 'probe'`, [g.watcher])).rows[0].n;
       await post(g, [{ monitor_id: g.monitors[0], tag_id: "probe", ts: probeTs, value: 90 }]);
       await post(g, [{ monitor_id: g.monitors[0], tag_id: "probe", ts: probeTs + 1001, value: 91 }]);
