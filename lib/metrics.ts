@@ -21,6 +21,7 @@ export const DOMAIN_COUNTERS = {
   "alerts.closed": { description: "Alerts closed when their condition stopped holding", labelNames: ["severity"] },
   "notifications.sent": { description: "Notifications delivered", labelNames: ["medium"] },
   "notifications.failed": { description: "Notification deliveries that failed", labelNames: ["medium"] },
+  "notifications.skipped": { description: "Notifications recorded but not sent: their medium is not configured", labelNames: ["medium"] },
 } as const satisfies Record<string, CounterSpec>;
 
 export type DomainCounter = keyof typeof DOMAIN_COUNTERS;

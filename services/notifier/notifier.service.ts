@@ -207,8 +207,7 @@ const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, Noti
       const now = Date.now();
       const result = channel?.configured ? afterAttempt(row, attempt, now, failure) : skipped(row);
       await recordAttempt(this.db, row, attempt, now, result);
-      if (result.status === "sent") countDomain(this.broker, "notifications.sent", { medium: row.medium });
-      if (result.status === "failed") countDomain(this.broker, "notifications.failed", { medium: row.medium });
+      if (result.status !== "queued") countDomain(this.broker, `notifications.${result.status}`, { medium: row.medium });
       if (result.status === "queued" && result.nextAttemptAt !== null) {
         this.logger.warn(`notification ${row.notification_id}: attempt ${attempt} failed (${result.error}); retrying`);
         this.later(result.nextAttemptAt - now, () => this.deliverDue(row.notification_id));

@@ -104,6 +104,7 @@ describe("metrics", () => {
       "ims_alerts_closed_total",
       "ims_notifications_sent_total",
       "ims_notifications_failed_total",
+      "ims_notifications_skipped_total",
     ]) {
       expect(res.text).toContain(`# TYPE ${name} counter`);
       expect(res.text).toMatch(new RegExp(`^${name}\\{[^}]*\\} 0$`, "m"));

@@ -1,7 +1,8 @@
 /**
  * The domain counters at /metrics move with what the services really do: readings through the
  * ingestion API, an alert that a watcher opens and closes, and the notifications it sends (one
- * delivered at a real SMTP server on loopback, one failed for a user who does not exist).
+ * delivered at a real SMTP server on loopback, one failed for a user who does not exist, and an
+ * SMS skipped because no Twilio account is configured).
  * Counted by exactly what happened, not at the countDomain helper.
  */
 import { startTestNode, type TestNode } from "../helpers/node";
@@ -64,10 +65,10 @@ async function send(readings: { monitor_id: string; tag_id: string; ts: number; 
 }
 
 describe("domain metrics", () => {
-  it("count accepted and rejected readings, opened and closed alerts, sent and failed notifications", async () => {
+  it("count accepted and rejected readings, opened and closed alerts, sent, failed and skipped notifications", async () => {
     const created = await t.http("POST", "/_alerting/watchers", {
       body: watcherBody(place, gw.id, { watcher_name: "Metrics watch" }, {
-        notifyTo: { email: true, sms: false, whatsapp: false, users: [t.node.config.adminUsername, "ghost-metrics@example.com"] },
+        notifyTo: { email: true, sms: true, whatsapp: false, users: [t.node.config.adminUsername, "ghost-metrics@example.com"] },
       }),
     });
     expect(created.status).toBe(200);
@@ -79,6 +80,7 @@ describe("domain metrics", () => {
       ["ims_alerts_closed_total", { severity: "High" }],
       ["ims_notifications_sent_total", { medium: "email" }],
       ["ims_notifications_failed_total", { medium: "email" }],
+      ["ims_notifications_skipped_total", { medium: "sms" }],
     ] as const;
     const before = await scrape();
     const delta = (text: string) => Object.fromEntries(series.map(([name, labels]) => [name, counter(text, name, labels) - counter(before, name, labels)]));
@@ -99,7 +101,11 @@ describe("domain metrics", () => {
     await smtp.waitFor(1, { to: t.node.config.adminUsername });
     const opened = await eventually(
       async () => delta(await scrape()),
-      (d) => d.ims_alerts_opened_total === 1 && d.ims_notifications_sent_total === 1 && d.ims_notifications_failed_total === 1,
+      (d) =>
+        d.ims_alerts_opened_total === 1 &&
+        d.ims_notifications_sent_total === 1 &&
+        d.ims_notifications_failed_total === 1 &&
+        d.ims_notifications_skipped_total === 1,
       200,
     );
     expect(opened).toMatchObject({ ims_readings_ingested_total: 4, ims_readings_rejected_total: 1, ims_alerts_closed_total: 0 });
@@ -117,6 +123,7 @@ describe("domain metrics", () => {
       ims_alerts_closed_total: 1,
       ims_notifications_sent_total: 1,
       ims_notifications_failed_total: 1,
+      ims_notifications_skipped_total: 1,
     });
   });
 });
