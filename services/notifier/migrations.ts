@@ -34,4 +34,8 @@ export const migrations = [
        PRIMARY KEY (notification_id, attempt)
      )`,
   ]),
+  // The admin's listing (REPL `notifications`) reads newest first; without this it sorts the whole table.
+  sqlMigration("NotifierNewestFirst1765100000000", [
+    `CREATE INDEX notifications_newest ON notifications (created_at DESC, notification_id DESC)`,
+  ]),
 ];
