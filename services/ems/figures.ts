@@ -3,7 +3,7 @@
  * over a range and its trend per local bucket. Pure.
  */
 import type { MonitorTagInfo } from "../cm/config-client";
-import { kwhToMwh, roleOfUnit, type MonitorFigures, type TagRole } from "./metrics";
+import { kwhToMwh, roleOfUnit, tidy, type MonitorFigures, type TagRole } from "./metrics";
 import type { BucketAggregate } from "./repo";
 
 export interface RoleTag {
@@ -60,4 +60,4 @@ export function figuresOf(rows: BucketAggregate[], monitorId: string, tags: Role
   return { consumptionKwh: one("energy"), powerKw: one("power"), voltageV: one("voltage"), currentA: one("current") };
 }
 
-export const toTrendValue = (role: TagRole, v: number | null): number | null => (role === "energy" ? kwhToMwh(v ?? 0) : v);
+export const toTrendValue = (role: TagRole, v: number | null): number | null => (role === "energy" ? tidy(kwhToMwh(v ?? 0)) : v === null ? null : tidy(v));

@@ -36,6 +36,12 @@ export function roleOfUnit(unit: string | null | undefined): { role: TagRole; fa
 
 export const kwhToMwh = (kwh: number): number => kwh / 1000;
 
+/**
+ * A reported figure without float noise: a counter's increase 100.797 - 100 kWh computes as
+ * 0.796999999999997, which no meter measured. Nine decimals still keep a milliwatt-hour in MWh.
+ */
+export const tidy = (v: number): number => (Number.isFinite(v) ? Number(v.toFixed(9)) : v);
+
 /** Shares in percent of each part; all 0 when the total is 0. They sum to 100 otherwise. */
 export function percentOfTotal(parts: number[]): number[] {
   const total = parts.reduce((a, b) => a + b, 0);
@@ -83,15 +89,15 @@ export function energyMetrics(group: { names: MonitorNames; figures: MonitorFigu
   const total = kwhToMwh(group.reduce((a, m) => a + m.figures.consumptionKwh, 0));
   return group.map((m, i) => ({
     ...m.names,
-    total_consumption: kwhToMwh(m.figures.consumptionKwh),
-    percent_of_total: shares[i],
-    total_energy: total,
+    total_consumption: tidy(kwhToMwh(m.figures.consumptionKwh)),
+    percent_of_total: tidy(shares[i] ?? 0),
+    total_energy: tidy(total),
     energy_unit: "MWh",
     current_unit: "A",
     power_unit: "KW",
-    Voltage: m.figures.voltageV,
+    Voltage: tidy(m.figures.voltageV),
     voltage_unit: "V",
-    Current: m.figures.currentA,
-    Power: m.figures.powerKw,
+    Current: tidy(m.figures.currentA),
+    Power: tidy(m.figures.powerKw),
   }));
 }

@@ -103,4 +103,14 @@ describe("energy metrics object", () => {
     });
     expect(b.percent_of_total).toBe(75);
   });
+
+  it("reports a counter's increase as the meter read it, without float noise", () => {
+    const [a, b] = energyMetrics([
+      { names: names("a"), figures: { consumptionKwh: 100.797 - 100, powerKw: (0.1 + 0.2) / 1, voltageV: 415.1, currentA: 0 } },
+      { names: names("b"), figures: { consumptionKwh: 2 * (100.797 - 100), powerKw: 0, voltageV: 0, currentA: 0 } },
+    ]);
+    expect(100.797 - 100).not.toBe(0.797); // the noise this is about
+    expect(a).toMatchObject({ total_consumption: 0.000797, total_energy: 0.002391, Power: 0.3, percent_of_total: 33.333333333 });
+    expect(b!.total_consumption).toBe(0.001594);
+  });
 });
