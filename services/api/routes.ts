@@ -145,7 +145,8 @@ export const OPERATIONS: Operation[] = [
   { op: 77, method: "GET", path: "/_ems/monitor/_trend/:monitor_id", action: "ems.trend", ...ems },
 
   // Utility
-  { op: 78, method: "GET", path: "/_config/server-time", action: "config.serverTime", auth: "basic" },
+  // Under /_config, so behind the Configuration module like the rest of the group (contract: route groups).
+  { op: 78, method: "GET", path: "/_config/server-time", action: "config.serverTime", ...cfg },
 
   // Ingestion API of the edge gateways (contract: Pipelines and data ingestion)
   { method: "POST", path: "/_ingest/pipelines/:pipeline_id/readings", action: "pipelines.ingest.readings", ...ingest },

@@ -26,8 +26,8 @@ export interface AssetAttributes {
 export interface AssetWrite {
   asset_name: string;
   function_id: string;
-  plant_id?: string;
-  site_id?: string;
+  plant_id?: string | null;
+  site_id?: string | null;
   asset_category: string;
   is_critical?: string;
   attributes?: AssetAttributes | null;
@@ -90,7 +90,7 @@ export async function findAsset(c: ConfigContext, asset_id: string): Promise<Ass
 async function parentOf(c: ConfigContext, p: AssetWrite): Promise<FunctionRow> {
   const fn = await findFunction(c, p.function_id);
   if (!fn) throw new DomainError(400, MSG.invalidAssetData);
-  if ((p.plant_id !== undefined && p.plant_id !== fn.plant_id) || (p.site_id !== undefined && p.site_id !== fn.site_id)) {
+  if ((p.plant_id != null && p.plant_id !== fn.plant_id) || (p.site_id != null && p.site_id !== fn.site_id)) {
     throw new DomainError(400, MSG.invalidAssetData);
   }
   return fn;

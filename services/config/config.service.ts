@@ -234,8 +234,8 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
       },
     },
     "functions.update": {
-      params: { function_id: id, function_name: name, plant_id: id },
-      handler(ctx: P<{ function_id: string; function_name: string; plant_id: string }>) {
+      params: { function_id: id, function_name: name, plant_id: id, site_id: optId },
+      handler(ctx: P<{ function_id: string; function_name: string; plant_id: string; site_id?: string }>) {
         return functions.updateFunction(this.use(ctx), ctx.params);
       },
     },

@@ -48,11 +48,11 @@ export async function findFunction(c: ConfigContext, function_id: string): Promi
 /** Op 23: site_id, when given, must be the plant's site. */
 export async function createFunction(
   c: ConfigContext,
-  p: { function_name: string; plant_id: string; site_id?: string },
+  p: { function_name: string; plant_id: string; site_id?: string | null },
 ): Promise<{ id: string }> {
   requireWrite(mayWrite(c.user, "function"));
   const plant = await findPlant(c, p.plant_id);
-  if (!plant || (p.site_id !== undefined && p.site_id !== plant.site_id)) {
+  if (!plant || (p.site_id != null && p.site_id !== plant.site_id)) {
     throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   }
   const id = newId();
@@ -104,15 +104,20 @@ export async function removeFunction(c: ConfigContext, function_id: string): Pro
   return MSG.functionDeleted;
 }
 
-/** Op 25: renames; the plant_id of the body must be the function's own (functions do not move). */
+/**
+ * Op 25: renames; the plant_id of the body (and a site_id, as create takes) must be the
+ * function's own: functions do not move (README, Decisions).
+ */
 export async function updateFunction(
   c: ConfigContext,
-  p: { function_id: string; function_name: string; plant_id: string },
+  p: { function_id: string; function_name: string; plant_id: string; site_id?: string | null },
 ): Promise<string> {
   requireWrite(mayWrite(c.user, "function"));
   const fn = await findFunction(c, p.function_id);
   if (!fn) throw new DomainError(404, MSG.invalidFunction);
-  if (p.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+  if (p.plant_id !== fn.plant_id || (p.site_id != null && p.site_id !== fn.site_id)) {
+    throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
+  }
   try {
     await c.db.query(`UPDATE functions SET function_name = $2 WHERE function_id = $1`, [fn.function_id, p.function_name]);
   } catch (err) {

@@ -30,8 +30,8 @@ export interface SiteCreate {
   location: string;
   timezone: string;
   edge_firmware: EdgeFirmwareInput;
-  latitude?: string;
-  longitude?: string;
+  latitude?: string | null;
+  longitude?: string | null;
   retention_period?: number;
 }
 
@@ -42,8 +42,8 @@ export interface SiteUpdate {
   site_name?: string;
   timezone?: string;
   edge_firmware?: EdgeFirmwareInput;
-  latitude?: string;
-  longitude?: string;
+  latitude?: string | null;
+  longitude?: string | null;
 }
 
 export const DEFAULT_RETENTION_DAYS = 180;
@@ -68,9 +68,10 @@ export function siteView(row: SiteRow, withLatest = false) {
 
 const siteEvent = (row: SiteRow): SiteEvent => siteView(row);
 
-function checkPlace(p: { latitude?: string; longitude?: string; timezone?: string }): void {
-  if (p.latitude !== undefined && !isCoordinate(p.latitude, 90)) throw new DomainError(400, "Invalid input: latitude");
-  if (p.longitude !== undefined && !isCoordinate(p.longitude, 180)) throw new DomainError(400, "Invalid input: longitude");
+// null reads as "no coordinate", like "": the validator lets null through optional fields.
+function checkPlace(p: { latitude?: string | null; longitude?: string | null; timezone?: string }): void {
+  if (p.latitude != null && !isCoordinate(p.latitude, 90)) throw new DomainError(400, "Invalid input: latitude");
+  if (p.longitude != null && !isCoordinate(p.longitude, 180)) throw new DomainError(400, "Invalid input: longitude");
   if (p.timezone !== undefined && !isTimeZone(p.timezone)) throw new DomainError(400, "Invalid input: timezone");
 }
 

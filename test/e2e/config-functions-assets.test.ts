@@ -48,6 +48,8 @@ describe("functions", () => {
     expect(withSite.status).toBe(200);
     const wrongSite = await t.http("POST", "/_config/functions", { body: { function_name: "X", plant_id: plant, site_id: MISSING } });
     expect(wrongSite.body).toEqual(err(400, `Invalid Plant ID: ${plant}`));
+    const nullSite = await t.http("POST", "/_config/functions", { body: { function_name: "Null Site", plant_id: plant, site_id: null } });
+    expect(nullSite.status).toBe(200);
   });
 
   it("answers Invalid Plant ID for an unknown plant and the name-exists message for a taken name", async () => {
@@ -112,6 +114,12 @@ describe("functions", () => {
     expect(taken.body).toEqual(err(400, "Function with name TAKEN FN already exists"));
     const moved = await t.http("PUT", `/_config/functions/${f}`, { body: { function_name: "New Fn", plant_id: otherPlant } });
     expect(moved.body).toEqual(err(400, `Invalid Plant ID: ${otherPlant}`));
+    // The create body, site_id included, serves for an update too; a site_id not the function's is refused.
+    const withSite = await t.http("PUT", `/_config/functions/${f}`, { body: { function_name: "Newer Fn", plant_id: plant, site_id: site } });
+    expect(withSite.body).toBe("Function updated successfully");
+    const wrongSite = await t.http("PUT", `/_config/functions/${f}`, { body: { function_name: "Q", plant_id: plant, site_id: MISSING } });
+    expect(wrongSite.body).toEqual(err(400, `Invalid Plant ID: ${plant}`));
+    expect((await t.http<{ function_name: string }>("GET", `/_config/functions/${f}`)).body.function_name).toBe("Newer Fn");
     const missing = await t.http("PUT", `/_config/functions/${f}`, { body: { function_name: "New Fn" } });
     expect(missing.body).toEqual(err(400, "Insufficient inputs"));
   });

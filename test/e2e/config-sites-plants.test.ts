@@ -78,6 +78,21 @@ describe("sites", () => {
     expect(longOnly.status).toBe(200);
   });
 
+  it("reads a null coordinate as not given, on create and on update", async () => {
+    const bothNull = await t.http("POST", "/_config/sites", { body: siteBody("Null Place", { latitude: null, longitude: null }) });
+    expect(bothNull.body).toEqual(err(400, "Either of latitude or longitude has to be specified"));
+    const res = await t.http<{ id: string }>("POST", "/_config/sites", { body: siteBody("Null Lat", { latitude: null, longitude: "73.85" }) });
+    expect(res.status).toBe(200);
+    const clear = await t.http("PUT", `/_config/sites/${res.body.id}`, { body: { location: "Pune", retention_period: 30, longitude: null } });
+    expect(clear.body).toEqual(err(400, "Either of latitude or longitude has to be specified"));
+    const move = await t.http("PUT", `/_config/sites/${res.body.id}`, {
+      body: { location: "Pune", retention_period: 30, latitude: "18.5", longitude: null },
+    });
+    expect(move.status).toBe(200);
+    const got = await t.http("GET", `/_config/sites/${res.body.id}`);
+    expect(got.body).toMatchObject({ latitude: "18.5", longitude: "" });
+  });
+
   it("answers Insufficient inputs for a missing field and names a bad or unknown one", async () => {
     const missing = await t.http("POST", "/_config/sites", { body: { site_name: "x", location: "y" } });
     expect(missing.body).toEqual(err(400, "Insufficient inputs"));

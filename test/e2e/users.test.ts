@@ -90,9 +90,10 @@ describe("op 38 create user", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "CREATED", message: "User created successfully" });
     // Usernames are emails, compared case-insensitively.
+    // A general-user created without modules has none: the module refusal (not "Invalid credentials")
+    // shows the credentials were accepted; even its own record is behind the Configuration module.
     const signIn = await t.http("GET", "/_config/server-time", { auth: login("NEW.PERSON@example.com") });
-    expect(signIn.status).toBe(200);
-    // A general-user created without modules has none: even its own record is behind the Configuration module.
+    expect(signIn).toMatchObject({ status: 401, body: err(401, "You do not have access to this module") });
     const me = await t.http("GET", "/_config/users/new.person@example.com", { auth: login("new.person@example.com") });
     expect(me).toMatchObject({ status: 401, body: err(401, "Unauthorized access") });
     const listed = await t.http<{ username: string; modules: string[] }[]>("GET", "/_config/users/_list");
@@ -201,7 +202,7 @@ describe("op 38 create user", () => {
   });
 
   it("without a password, generates one and emails it; it signs in", async () => {
-    const { password: _p, ...noPassword } = body("mailed@example.com", "general-user", { plant_id: plant.A1.id });
+    const { password: _p, ...noPassword } = body("mailed@example.com", "general-user", { plant_id: plant.A1.id, modules: ["Configuration"] });
     const res = await create(noPassword);
     expect(res.body).toEqual({ status: "CREATED", message: "User created successfully" });
     const [mail] = await smtp.waitFor(1, { to: "mailed@example.com" });
@@ -437,7 +438,17 @@ describe("op 40 update user", () => {
     });
   });
 
-  it("lets a user change its own contact details but not its own type or place", async () => {
+  it("refuses a general-user's update even of its own record (it writes alert notes and notebooks only)", async () => {
+    const me = login(u.generalA1);
+    expect(await update(u.generalA1, body(u.generalA1, "general-user", { password: null, plant_id: plant.A1.id, mobile_number: "5550112" }), me)).toMatchObject({
+      status: 403,
+      body: err(403, "Unauthorized operation!, can't update User"),
+    });
+    const after = await t.http<{ mobile_number: string }>("GET", `/_config/users/${u.generalA1}`);
+    expect(after.body.mobile_number).not.toBe("5550112");
+  });
+
+  it("lets an admin change its own contact details but not its own type or place", async () => {
     const me = login(u.plantAdminA1);
     expect(await update(u.plantAdminA1, body(u.plantAdminA1, "plant-admin", { password: null, mobile_number: "5550111" }), me)).toMatchObject({
       status: 200,
