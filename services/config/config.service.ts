@@ -78,10 +78,11 @@ const page = {
 const list = { unknown: MSG.excessInputs } as const;
 const optNumber = { type: "number", min: 0, optional: true, nullable: true } as const;
 const optAttr = { ...text, optional: true, nullable: true } as const;
+// latest_version is the service's own (op 32 shows it); a site read back and sent again carries it: ignored.
 const edgeFirmware = {
   type: "object",
   strict: true,
-  props: { current_version: optText, previous_version: optText },
+  props: { current_version: optText, previous_version: optText, latest_version: optText },
 } as const;
 const retention = { type: "number", integer: true, positive: true, max: 36500 } as const;
 const assetAttributes = {

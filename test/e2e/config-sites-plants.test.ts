@@ -152,6 +152,14 @@ describe("sites", () => {
     expect(list.body.find((s) => s.site_id === id)?.site_name).toBe("After Rename");
     const taken = await t.http("PUT", `/_config/sites/${id}`, { body: { location: "x", retention_period: 1, site_name: "TAKEN NAME" } });
     expect(taken.body).toEqual(err(400, "Site with name TAKEN NAME already exists. Please choose a different name."));
+    // A listed site sent back as it came (latest_version included) is accepted; latest_version stays the service's.
+    const listed = list.body.find((s) => s.site_id === id) as unknown as Record<string, unknown>;
+    const again = await t.http("PUT", `/_config/sites/${id}`, { body: { ...listed, location: "Thane" } });
+    expect(again.body).toBe("Site updated successfully");
+    expect((await t.http<Record<string, unknown>>("GET", `/_config/sites/${id}`)).body).toMatchObject({
+      location: "Thane",
+      edge_firmware: { current_version: "2.0.0", previous_version: "1.2.0" },
+    });
     const missing = await t.http("PUT", `/_config/sites/${id}`, { body: { location: "x" } });
     expect(missing.body).toEqual(err(400, "Insufficient inputs"));
   });
