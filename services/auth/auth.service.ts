@@ -250,6 +250,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
         const caller = ctx.meta.user;
         const p = ctx.params;
         if (caller.user_type === "support-analyst") throw new DomainError(403, MSG.supportAnalystCantUpdate);
+        // Contract: a general-user writes alert notes and notebooks only, its own record included.
+        if (caller.user_type === "general-user") throw new DomainError(403, MSG.updateForbidden);
         const existing = await this.findUser(p.username.toLowerCase());
         if (!existing || !userVisibleTo(caller, existing)) throw notFound(MSG.updateUserNotFound);
         // Type refusals come before places, so an escalation is refused as such and not as a bad place.

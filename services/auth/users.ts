@@ -165,13 +165,11 @@ export function privilegesChange(before: Privileges, after: Privileges): boolean
 /**
  * Who may update whom. An admin may change their own contact details and password (the spec's
  * refusals name "another" admin); only a SaaS admin may change their own type, place or modules.
- * A general-user writes alert notes and notebooks only (contract), so not even its own record:
- * its password changes through the reset OTP. The reserved (bootstrap) admin keeps its type and
- * scope, so the service always has a SaaS admin.
+ * A general-user is refused before this (it writes alert notes and notebooks only). The reserved
+ * (bootstrap) admin keeps its type and scope, so the service always has a SaaS admin.
  */
 export function updateRefusal(caller: Principal, existing: UserRow, next: Privileges): DomainError | null {
   if (caller.user_type === "support-analyst") return typeRefusal("update", caller.user_type, existing.user_type);
-  if (caller.user_type === "general-user") return forbiddenFor("update");
   const changes = privilegesChange({ ...existing, ...placeOf(existing) }, next);
   if (existing.reserved && existing.user_type !== next.user_type) return forbiddenFor("update");
   if (existing.username === caller.username) {
