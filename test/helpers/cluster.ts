@@ -98,7 +98,13 @@ export class ServiceProcess {
     const child = this.child;
     if (!child || !this.running) return;
     child.kill(signal);
-    const ended = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
+    // The grace timer is cleared once the process ends, so it does not hold the jest worker open.
+    let grace: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(false), graceMs))),
+    ]);
+    clearTimeout(grace);
     if (!ended) {
       child.kill("SIGKILL");
       await this.exited;
