@@ -14,6 +14,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import { prometheusReporterOf } from "./metrics";
+import { settledWithin } from "./wait";
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -35,12 +36,9 @@ interface Queryable {
 const isQueryable = (v: unknown): v is Queryable =>
   typeof v === "object" && v !== null && typeof (v as Queryable).query === "function" && "isInitialized" in v;
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  if (!(await settledWithin(p, ms))) throw new Error(`no answer in ${ms} ms`);
+  return p;
 }
 
 /** What this node depends on right now: one check per DataSource, the cacher, the transporter. */

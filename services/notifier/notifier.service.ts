@@ -9,6 +9,7 @@ import { config } from "../../lib/config";
 import { conflict, notFound } from "../../lib/errors";
 import { countDomain } from "../../lib/metrics";
 import { MAX_TEXT } from "../../lib/validation";
+import { settledWithin } from "../../lib/wait";
 import { DbMixin } from "../../mixins/db.mixin";
 import {
   afterAttempt,
@@ -187,10 +188,7 @@ const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, Noti
         for (const id of ids) await this.deliverDue(id);
       })();
       this.track(run);
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-      await Promise.race([run.catch(() => undefined), waited]);
-      clearTimeout(timer);
+      await settledWithin(run, waitMs);
     },
 
     async attempt(row: NotificationRow) {

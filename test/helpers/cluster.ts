@@ -13,6 +13,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { settledWithin } from "../../lib/wait";
 import { OPERATIONS } from "../../services/api/routes";
 import { createTestDatabase, type TestDatabase } from "./db";
 import { ADMIN, httpClient, type HttpClient } from "./node";
@@ -98,14 +99,7 @@ export class ServiceProcess {
     const child = this.child;
     if (!child || !this.running) return;
     child.kill(signal);
-    // The grace timer is cleared once the process ends, so it does not hold the jest worker open.
-    let grace: NodeJS.Timeout | undefined;
-    const ended = await Promise.race([
-      this.exited.then(() => true),
-      new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(false), graceMs))),
-    ]);
-    clearTimeout(grace);
-    if (!ended) {
+    if (!(await settledWithin(this.exited, graceMs))) {
       child.kill("SIGKILL");
       await this.exited;
     }
