@@ -5,6 +5,7 @@
  * service is not deployed says so, and the steps that need it are skipped.
  */
 import { randomBytes } from "node:crypto";
+import { config } from "../../lib/config";
 import { newId } from "../../lib/ids";
 import { callAs, errorText } from "../call";
 import { optionalText } from "../format";
@@ -36,7 +37,7 @@ export interface SeedResult {
   ids: Record<string, string>;
 }
 
-export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string): Promise<SeedResult> {
+export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, notify: string): Promise<SeedResult> {
   const lines: string[] = [];
   const ids: Record<string, string> = {};
   let failed = false;
@@ -172,7 +173,7 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string): 
             severity: 1,
             trigger_relation: "AND",
             condition: [{ comparison: ">=", monitor_id: ids["monitor:process"], tag_id: process[0]!.tag_id, threshold: "80" }],
-            notifyTo: { email: true, sms: false, whatsapp: false, users: [ctx.user.username] },
+            notifyTo: { email: true, sms: false, whatsapp: false, users: [notify] },
           },
         ],
       });
@@ -208,11 +209,14 @@ export const seed: AdminCommand = {
   options: [
     { option: "--name <name>", description: "name prefix of everything created (default: Demo <random>)" },
     { option: "--url <url>", description: "the API's URL, for the simulator command (default: http://localhost:3000)" },
+    { option: "--notify <username>", description: "the user the watcher emails (default: the bootstrap admin, ADMIN_USERNAME)" },
   ],
   async run(ctx, args) {
     const name = optionalText(args.options.name, "name") ?? `Demo ${randomBytes(2).toString("hex")}`;
     const url = optionalText(args.options.url, "url") ?? "http://localhost:3000";
-    const res = await seedDemo(ctx, name, url);
+    // The REPL's own identity is no user: the bootstrap admin is, and reads the outbox of a first run.
+    const notify = optionalText(args.options.notify, "notify")?.toLowerCase() ?? config().adminUsername;
+    const res = await seedDemo(ctx, name, url, notify);
     return res.lines.join("\n");
   },
 };

@@ -11,7 +11,7 @@ import { readConfig } from "../../lib/config";
 import { COMMANDS, createReplBroker, runCommand } from "../../repl";
 import type { ReplContext } from "../../repl/types";
 import { eventually } from "../e2e/pipelines-fixtures";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { ADMIN, startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
 
 const TRANSPORTER = "nats://127.0.0.1:4222";
@@ -64,6 +64,10 @@ describe("REPL commands", () => {
     siteId = /^\+ site: (\S+)$/m.exec(out)![1]!;
     plantId = /^\+ plant: (\S+)$/m.exec(out)![1]!;
     pipelineId = /^\+ pipeline: (\S+)$/m.exec(out)![1]!;
+    // Its watcher emails a real user (the bootstrap admin), not the REPL's own name, which no user has.
+    const watcherId = /^\+ watcher: Successfully created watcher with ID (\S+)\.$/m.exec(out)![1]!;
+    const watcher = await t.http<{ triggers: { notifyTo: { users: string[] } }[] }>("GET", `/_alerting/watchers/${watcherId}`);
+    expect(watcher.body.triggers[0]!.notifyTo.users).toEqual([ADMIN.username]);
     // What the REPL made is what the API shows.
     const sites = await t.http<{ site_id: string; site_name: string }[]>("GET", "/_config/sites/_list");
     expect(sites.body).toContainEqual(expect.objectContaining({ site_id: siteId, site_name: "Repl Demo" }));
