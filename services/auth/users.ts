@@ -63,21 +63,26 @@ export function placeKindOf(type: UserType): PlaceKind {
   return type === "site-admin" ? "site" : "plant";
 }
 
+const isModule = (name: string): name is ModuleName => (MODULES as readonly string[]).includes(name);
+
 export function principalOf(row: Pick<UserRow, "username" | "user_type" | "site_id" | "plant_id" | "modules">): Principal {
   return {
     username: row.username,
     user_type: row.user_type,
     ...placeOf(row),
-    modules: row.modules.filter((m): m is ModuleName => (MODULES as readonly string[]).includes(m)),
+    modules: row.modules.filter(isModule),
   };
 }
 
-/** `modules` on write: an array of names, or an object whose keys with truthy values are the names. Kept in the MODULES order. */
+/**
+ * `modules` on write: an array of names, or an object whose keys with truthy values are the names.
+ * Kept in the order the caller wrote them (each once), so a user reads back the list it was given.
+ */
 export type ModulesInput = string[] | Record<string, unknown>;
 
 export function modulesFrom(input: ModulesInput): ModuleName[] {
-  const named = Array.isArray(input) ? new Set(input) : new Set(Object.keys(input).filter((k) => Boolean(input[k])));
-  return MODULES.filter((m) => named.has(m));
+  const named = Array.isArray(input) ? input : Object.keys(input).filter((k) => Boolean(input[k]));
+  return [...new Set(named.filter(isModule))];
 }
 
 /** Modules of a user created without `modules`: a general-user gets none (least privilege), the other types reach every module anyway. */

@@ -21,6 +21,17 @@ describe("gateway", () => {
     expect(res.body).toEqual({ error: { status: 401, message: "Invalid credentials" } });
   });
 
+  it("refuses an overlong username or password as wrong credentials, not as bad input", async () => {
+    for (const auth of [
+      { username: "admin@localhost", password: "A1".repeat(600) },
+      { username: `${"a".repeat(400)}@localhost`, password: "Admin12345" },
+    ]) {
+      const res = await t.http("GET", "/_config/sites/_list", { auth });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: { status: 401, message: "Invalid credentials" } });
+    }
+  });
+
   it("answers an unknown route with 404 Not found", async () => {
     const res = await t.http("GET", "/_config/nothing-here");
     expect(res.status).toBe(404);

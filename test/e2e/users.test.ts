@@ -364,6 +364,19 @@ describe("op 40 update user", () => {
     expect((await t.http("GET", `/_config/users/${who}`, { auth: login(who, "NewPass4567") })).status).toBe(200);
   });
 
+  it("keeps modules in the order they were written, in either form (the spec's example order included)", async () => {
+    const who = "module.order@example.com";
+    const spec = ["Condition Monitoring", "Alerting", "Configuration"];
+    await create(body(who, "general-user", { plant_id: plant.A1.id, modules: spec }));
+    const modulesOf = async () =>
+      (await t.http<{ username: string; modules: string[] }[]>("GET", "/_config/users/_list")).body.find((i) => i.username === who)?.modules;
+    expect(await modulesOf()).toEqual(spec);
+    await update(who, body(who, "general-user", { password: null, modules: { Notebooks: true, Alerting: false, "Energy Monitoring": 1 } }));
+    expect(await modulesOf()).toEqual(["Notebooks", "Energy Monitoring"]);
+    await update(who, body(who, "general-user", { password: null, modules: ["Alerting", "Alerting", "Configuration"] }));
+    expect(await modulesOf()).toEqual(["Alerting", "Configuration"]);
+  });
+
   it("a change of modules or type applies at once", async () => {
     const who = "modules@example.com";
     await create(body(who, "general-user", { plant_id: plant.A1.id, modules: ["Configuration"] }));
