@@ -121,8 +121,9 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     action: {
       params: {
         // "a request form uses the key id for this list" (spec op 56)
-        pipeline_id: [{ type: "array", min: 1, max: 1000, items: text, optional: true }, { ...text, optional: true }],
-        id: [{ type: "array", min: 1, max: 1000, items: text, optional: true }, { ...text, optional: true }],
+        // An empty list names no pipeline: the handler answers Insufficient inputs, as for a missing one.
+        pipeline_id: [{ type: "array", max: 1000, items: text, optional: true }, { ...text, optional: true }],
+        id: [{ type: "array", max: 1000, items: text, optional: true }, { ...text, optional: true }],
         action: { type: "enum", values: ["start", "stop"] },
       },
       handler(ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: "start" | "stop" }>) {

@@ -223,5 +223,9 @@ describe("actions (op 56 and the gateway's side)", () => {
     expect((await status(gw.id)).status).toBe("stopped");
     const bad = await t.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "restart" } });
     expect(bad.body).toEqual(err(400, "Invalid input: action"));
+    // No pipeline named: the required list is missing, whichever key carries it.
+    for (const body of [{ action: "start" }, { pipeline_id: [], action: "start" }, { id: [], action: "stop" }]) {
+      expect((await t.http("POST", "/_config/pipelines/_action", { body })).body).toEqual(err(400, "Insufficient inputs"));
+    }
   });
 });
