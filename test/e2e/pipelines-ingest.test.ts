@@ -116,6 +116,10 @@ describe("readings", () => {
     const readings = Array.from({ length: 10001 }, () => ({ monitor_id: h.pump.id, tag_id: "flow", ts: Date.now(), value: 1 }));
     const res = await ingest(t, "POST", readingsPath(), gw.ingest_key, { readings });
     expect(res.body).toEqual(err(400, "Too many readings: at most 10000 a request"));
+    // A value that is no list is not "too many".
+    for (const bad of ["abc", {}]) {
+      expect((await ingest(t, "POST", readingsPath(), gw.ingest_key, { readings: bad })).body).toEqual(err(400, "Invalid input: readings"));
+    }
   });
 });
 
