@@ -12,7 +12,7 @@ import { resolveMonitors, resolveSite } from "./config-client";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { MSG } from "./messages";
 import * as repo from "./repo";
-import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, mappingOf, statusAfterAck, type AcceptedReading, type Component } from "./rules";
+import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type AcceptedReading, type Component } from "./rules";
 import { daysOf, insertReadings, isNoPartition } from "./storage";
 import { STREAMS, type ReadingBatch, type WaveformMessage } from "./streams";
 
@@ -61,6 +61,7 @@ export interface ReadingsInput {
 }
 
 export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>) {
+  if (ctx.params.readings.length > MAX_READINGS) throw badRequest(MSG.tooManyReadings);
   const pipeline = await authenticate(env, ctx);
   const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
   const now = Date.now();

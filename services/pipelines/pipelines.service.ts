@@ -14,11 +14,10 @@ import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import * as crud from "./crud";
 import * as ingest from "./ingest";
 import { makePartitionsAhead, runRetention, sweepOverdueActions } from "./jobs";
-import { MSG } from "./messages";
 import { migrations } from "./migrations";
 import * as repo from "./repo";
 import { resolvePipeline } from "./repo";
-import { COMPONENTS, MAX_READINGS } from "./rules";
+import { COMPONENTS } from "./rules";
 import {
   countParams,
   edgeCreateParams,
@@ -121,8 +120,9 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     action: {
       params: {
         // "a request form uses the key id for this list" (spec op 56)
-        pipeline_id: [{ type: "array", min: 1, max: 1000, items: text, optional: true }, { ...text, optional: true }],
-        id: [{ type: "array", min: 1, max: 1000, items: text, optional: true }, { ...text, optional: true }],
+        // An empty list names no pipeline: the handler answers Insufficient inputs, as for a missing one.
+        pipeline_id: [{ type: "array", max: 1000, items: text, optional: true }, { ...text, optional: true }],
+        id: [{ type: "array", max: 1000, items: text, optional: true }, { ...text, optional: true }],
         action: { type: "enum", values: ["start", "stop"] },
       },
       handler(ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: "start" | "stop" }>) {
@@ -157,8 +157,8 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     "ingest.readings": {
       params: {
         ...id,
-        readings: { type: "array", max: MAX_READINGS },
-        $$messages: { invalid: (f: string) => (f === "readings" ? MSG.tooManyReadings : MSG.invalidInput(f)) },
+        // Its size is checked in the handler, so that a value that is no list says so (Invalid input: readings).
+        readings: { type: "array" },
       },
       handler(ctx: Ctx<ingest.ReadingsInput>) {
         return ingest.ingestReadings(this.env, ctx);

@@ -91,7 +91,8 @@ export function selectColumns(columns: Column[], q: { time_field?: string; ignor
 }
 
 export async function sqlConnect(input: SqlConnectInput, log: (msg: string) => void): Promise<string[]> {
-  const missing = REQUIRED.filter((k) => input[k] === undefined || input[k] === null || input[k] === "");
+  // An empty password is a given one: a server account may have none (MariaDB's root often does).
+  const missing = REQUIRED.filter((k) => input[k] === undefined || input[k] === null || (input[k] === "" && k !== "password"));
   if (missing.length) throw badRequest(MSG.missingParameters([...missing]));
   const ignore = ignoreTypesOf(input.ignore_type);
   const target: SqlTarget = {

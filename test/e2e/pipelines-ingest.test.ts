@@ -116,6 +116,10 @@ describe("readings", () => {
     const readings = Array.from({ length: 10001 }, () => ({ monitor_id: h.pump.id, tag_id: "flow", ts: Date.now(), value: 1 }));
     const res = await ingest(t, "POST", readingsPath(), gw.ingest_key, { readings });
     expect(res.body).toEqual(err(400, "Too many readings: at most 10000 a request"));
+    // A value that is no list is not "too many".
+    for (const bad of ["abc", {}]) {
+      expect((await ingest(t, "POST", readingsPath(), gw.ingest_key, { readings: bad })).body).toEqual(err(400, "Invalid input: readings"));
+    }
   });
 });
 
@@ -223,5 +227,9 @@ describe("actions (op 56 and the gateway's side)", () => {
     expect((await status(gw.id)).status).toBe("stopped");
     const bad = await t.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "restart" } });
     expect(bad.body).toEqual(err(400, "Invalid input: action"));
+    // No pipeline named: the required list is missing, whichever key carries it.
+    for (const body of [{ action: "start" }, { pipeline_id: [], action: "start" }, { id: [], action: "stop" }]) {
+      expect((await t.http("POST", "/_config/pipelines/_action", { body })).body).toEqual(err(400, "Insufficient inputs"));
+    }
   });
 });
