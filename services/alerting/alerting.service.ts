@@ -308,14 +308,19 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
       },
     },
 
-    /** Op 10 (PUT /_alerting/alerts/<id> and the alias /_alerting/alert/<id>). Anyone with the module may note an alert. */
+    /**
+     * Op 10 (PUT /_alerting/alerts/<id> and the alias /_alerting/alert/<id>). Anyone with the module may note an alert.
+     * The spec names one error for it, 500 `Something went wrong`: an alert that does not exist
+     * (or is outside the caller's scope, answered alike) has no note to add, so it answers that.
+     */
     "alerts.note": {
       params: { alert_id: text, note: { type: "string", max: NOTE_MAX } },
       async handler(ctx: Ctx<{ alert_id: string; note: string }>) {
-        if (!isId(ctx.params.alert_id)) throw new DomainError(400, MSG.invalidAlertId);
+        const unknown = () => new DomainError(500, MSG.somethingWentWrong);
+        if (!isId(ctx.params.alert_id)) throw unknown();
         try {
           const alert = await repo.getAlert(this.db, ctx.params.alert_id);
-          if (!alert || !inScope(this.scope(ctx), alert)) throw new DomainError(400, MSG.invalidAlertId);
+          if (!alert || !inScope(this.scope(ctx), alert)) throw unknown();
           await repo.setNote(this.db, alert.alert_id, ctx.params.note);
         } catch (err) {
           if (err instanceof DomainError) throw err;
