@@ -76,7 +76,7 @@ interface Methods {
   evaluate(readings: Reading[], buffered?: boolean): Promise<BatchOutcome>;
   flushClocks(): Promise<void>;
   inPipelineOrder<T>(pipeline_id: string, work: () => Promise<T>): Promise<T>;
-  syncSystemWatcher(ctx: AnyCtx, pipeline_id: string, monitorId: string | null): Promise<void>;
+  syncSystemWatcher(ctx: AnyCtx, pipeline_id: string, monitorId: string | null, asked?: boolean): Promise<string | null>;
   drain(): Promise<void>;
   tx(): Transactional;
   range(params: { from?: string; to?: string }): Range;
@@ -133,10 +133,12 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
         if (isSystemVariant(p)) {
           this.requireWrite(ctx);
           const gateway = await this.gatewayInScope(ctx, String(p.pipeline_id));
-          if (await repo.watcherOnGateway(this.db, gateway.pipeline_id, 1)) throw new DomainError(400, MSG.watcherExistsOnCreate);
-          const row = await this.systemWatcher(ctx, gateway, null, null);
-          await this.saveWatcher(row, true, MSG.watcherExistsOnCreate);
-          return MSG.watcherCreated(row.watcher_id);
+          // The spec makes this call right after a condition gateway is created, but the service
+          // has made that gateway's system watcher already (events below): it is remade from the
+          // gateway's monitors and its id answered, so the call reads the same whichever came first.
+          const id = await this.syncSystemWatcher(ctx, gateway.pipeline_id, null, true);
+          if (!id) throw new DomainError(400, MSG.invalidInput("pipeline_id"));
+          return MSG.watcherCreated(id);
         }
         const invalid = checkBody(p);
         if (invalid !== true) throw new DomainError(400, invalid);
@@ -308,14 +310,19 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
       },
     },
 
-    /** Op 10 (PUT /_alerting/alerts/<id> and the alias /_alerting/alert/<id>). Anyone with the module may note an alert. */
+    /**
+     * Op 10 (PUT /_alerting/alerts/<id> and the alias /_alerting/alert/<id>). Anyone with the module may note an alert.
+     * The spec names one error for it, 500 `Something went wrong`: an alert that does not exist
+     * (or is outside the caller's scope, answered alike) has no note to add, so it answers that.
+     */
     "alerts.note": {
       params: { alert_id: text, note: { type: "string", max: NOTE_MAX } },
       async handler(ctx: Ctx<{ alert_id: string; note: string }>) {
-        if (!isId(ctx.params.alert_id)) throw new DomainError(400, MSG.invalidAlertId);
+        const unknown = () => new DomainError(500, MSG.somethingWentWrong);
+        if (!isId(ctx.params.alert_id)) throw unknown();
         try {
           const alert = await repo.getAlert(this.db, ctx.params.alert_id);
-          if (!alert || !inScope(this.scope(ctx), alert)) throw new DomainError(400, MSG.invalidAlertId);
+          if (!alert || !inScope(this.scope(ctx), alert)) throw unknown();
           await repo.setNote(this.db, alert.alert_id, ctx.params.note);
         } catch (err) {
           if (err instanceof DomainError) throw err;
@@ -522,9 +529,13 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
       }
     },
 
-    /** Creates, remakes or (gateway gone) deletes a gateway's hidden watcher; one pipeline at a time per replica. */
-    async syncSystemWatcher(ctx: AnyCtx, pipeline_id: string, monitorId: string | null) {
-      await this.inPipelineOrder(`system:${pipeline_id}`, async () => {
+    /**
+     * Creates, remakes or (gateway gone) deletes a gateway's hidden watcher; one pipeline at a time
+     * per replica. `asked`: op 1's no-body variant, which makes the watcher whatever the gateway's
+     * data type. Answers the hidden watcher's id, null when there is none.
+     */
+    async syncSystemWatcher(ctx: AnyCtx, pipeline_id: string, monitorId: string | null, asked = false) {
+      return this.inPipelineOrder(`system:${pipeline_id}`, async () => {
         const fresh = { meta: { $cache: false } } as const;
         const gateway = this.broker.registry.actions.isAvailable("pipelines.resolve")
           ? ((await ctx.call("pipelines.resolve", { pipeline_id }, fresh)) as GatewaySummary | null)
@@ -533,18 +544,19 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
           const current = await repo.watcherOnGateway(this.db, pipeline_id, 1);
           if (!gateway) {
             if (current) await this.db.transaction((tx) => repo.deleteWatcher(tx, current.watcher_id, Date.now()));
-            return;
+            return null;
           }
-          if (!current && gateway.data_type !== "Condition") return;
+          if (!current && !asked && gateway.data_type !== "Condition") return null;
           const row = await this.systemWatcher(ctx, gateway, monitorId, current);
           try {
             await this.saveWatcher(row, !current, MSG.watcherExistsOnCreate);
-            return;
+            return row.watcher_id;
           } catch (err) {
             // Another replica created it meanwhile: go round once more and update that one.
             if (!(err instanceof DomainError) || current) throw err;
           }
         }
+        return null;
       });
     },
 

@@ -17,9 +17,8 @@ export const MSG = {
   functionDoesNotExist: "Function does not exist",
   errorOccurred: "Error occurred",
   noteAdded: "Note added",
+  // Add note's only error in the spec; also what an unknown (or out-of-scope) alert answers.
   somethingWentWrong: "Something went wrong",
-  // Not in the spec: an unknown alert id, phrased like the watcher's.
-  invalidAlertId: "Invalid Alert ID",
 
   // Common
   insufficientInputs: "Insufficient inputs",

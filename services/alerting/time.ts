@@ -27,9 +27,13 @@ export function rangeOf(from: string | undefined, to: string | undefined, now = 
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/** Epoch ms of an ISO 8601 date or date-time (no offset means UTC), or null. */
+/**
+ * Epoch ms of an ISO 8601 date or date-time (no offset means UTC), or null. An offset's `+` sent
+ * unescaped in a query string arrives as a space (`…T07:57:37 00:00`, an alert's own start_time
+ * pasted into `from`): read back as the `+` it was.
+ */
 export function parseIso(text: string): number | null {
-  const t = text.trim();
+  const t = text.trim().replace(/(T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/i, "$1+$2");
   if (!ISO_RE.test(t)) return null;
   // Date.parse reads an offset-less date-time as local time; the API's times are UTC.
   const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(t) && t.length > 10;

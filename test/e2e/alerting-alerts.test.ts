@@ -234,16 +234,20 @@ describe("notes (op 10)", () => {
       site_id: elsewhere.site_id,
       plant_id: elsewhere.plant_id,
     });
-    expect(pick(await t.http("PUT", `/_alerting/alerts/${a._id}`, { body: { note: "x" }, auth: stranger }))).toEqual(err(400, "Invalid Alert ID"));
+    expect(pick(await t.http("PUT", `/_alerting/alerts/${a._id}`, { body: { note: "x" }, auth: stranger }))).toEqual(err(500, "Something went wrong"));
+    expect(pick(await t.http("PUT", `/_alerting/alert/${a._id}`, { body: { note: "x" }, auth: stranger }))).toEqual(err(500, "Something went wrong"));
+    expect((await alerts()).find((x) => x._id === a._id)?.note).toBe("seen");
     expect(pick(await t.http("GET", `/_alerting/alerts/_list?function_id=${place.function_id}&is_hidden=0`, { auth: stranger }))).toEqual(
       err(400, "Function does not exist"),
     );
   });
 
-  it("answers Insufficient inputs without a note and Invalid Alert ID for an unknown alert", async () => {
+  it("answers Insufficient inputs without a note and the spec's 500 Something went wrong for an unknown alert", async () => {
     const [a] = await alerts();
     expect(pick(await t.http("PUT", `/_alerting/alerts/${a._id}`, { body: {} }))).toEqual(err(400, "Insufficient inputs"));
-    expect(pick(await t.http("PUT", `/_alerting/alerts/${randomUUID()}`, { body: { note: "x" } }))).toEqual(err(400, "Invalid Alert ID"));
+    expect(pick(await t.http("PUT", `/_alerting/alerts/${randomUUID()}`, { body: { note: "x" } }))).toEqual(err(500, "Something went wrong"));
+    expect(pick(await t.http("PUT", `/_alerting/alert/${randomUUID()}/`, { body: { note: "x" } }))).toEqual(err(500, "Something went wrong"));
+    expect(pick(await t.http("PUT", `/_alerting/alerts/not-an-alert`, { body: { note: "x" } }))).toEqual(err(500, "Something went wrong"));
   });
 });
 

@@ -94,6 +94,23 @@ describe("from readings to the on-call phone", () => {
     expect((await t.http("GET", `/_alerting/watchers/_list?function_id=${place.function_id}`)).body).toEqual([]);
   });
 
+  it("answers the spec's no-body variants for the condition gateway's system watcher (ops 1 and 3)", async () => {
+    const hidden = await eventually(
+      async () => (await t.http<{ watcher_id: string }[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}&is_hidden=1`)).body,
+      (b) => Array.isArray(b) && b.length === 1,
+    );
+    const id = hidden[0].watcher_id;
+    // Made already when the gateway was created: the call the spec makes then answers its id, every time.
+    for (const path of [`/_alerting/watchers?is_hidden=1&pipeline_id=${gw.id}`, `/_alerting/watchers/?is_hidden=1&pipeline_id=${gw.id}`]) {
+      const res = await t.http("POST", path, { headers: { "content-type": "application/json" } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: `Successfully created watcher with ID ${id}.` });
+    }
+    const update = await t.http("PUT", `/_alerting/watchers/${id}?is_hidden=1&pipeline_id=${gw.id}&monitor_id=${place.monitor_id}`);
+    expect({ status: update.status, body: update.body }).toEqual({ status: 200, body: `Successfully updated watcher with ID ${id}.` });
+    const after = await t.http<{ watcher_id: string; triggers: unknown[] }[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}&is_hidden=1`);
+    expect(after.body.map((w) => [w.watcher_id, w.triggers.length])).toEqual([[id, 6]]);
+  });
+
   it("opens an alert from ingested readings, notifies by email, SMS and WhatsApp, and closes it", async () => {
     await makeUser(t.http, {
       username: "oncall-e1@example.com",

@@ -42,6 +42,10 @@ describe("times", () => {
     expect(parseIso("2025-01-31T08:00:00Z")).toBe(Date.UTC(2025, 0, 31, 8));
     expect(parseIso("2025-01-31T08:00:00")).toBe(Date.UTC(2025, 0, 31, 8));
     expect(parseIso("2025-01-31T10:00:00+02:00")).toBe(Date.UTC(2025, 0, 31, 8));
+    // An unescaped `+` in a query string arrives as a space.
+    expect(parseIso("2025-01-31T10:00:00 02:00")).toBe(Date.UTC(2025, 0, 31, 8));
+    expect(parseIso("2025-01-31T08:00:00.000 00:00")).toBe(Date.UTC(2025, 0, 31, 8));
+    expect(parseIso("2025-01-31 08:00")).toBe(Date.UTC(2025, 0, 31, 8));
     expect(parseIso("2025-01-31")).toBe(Date.UTC(2025, 0, 31));
     expect(parseIso("yesterday")).toBeNull();
     expect(parseIso("1738310400000")).toBeNull();
