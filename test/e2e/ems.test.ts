@@ -143,6 +143,10 @@ describe("energy metrics of a monitor (op 75)", () => {
       code: 400,
       message: "Monitor id not given",
     });
+    // Over HTTP: the path without its id.
+    for (const path of ["/_ems/monitor", "/_ems/monitor/"]) {
+      expect(await t.http("GET", `${path}?${q}`)).toMatchObject({ status: 400, body: err(400, "Monitor id not given") });
+    }
   });
 });
 
@@ -276,6 +280,13 @@ describe("energy trend in the site's time zone (op 77)", () => {
     await expect(t.node.broker.call("ems.trend", { from: FROM, to: TO }, { meta: admin })).rejects.toMatchObject({
       message: "Monitor id not given",
     });
+    // Over HTTP: the path without its id, not read as op 75 of a monitor called _trend.
+    for (const path of ["/_ems/monitor/_trend", "/_ems/monitor/_trend/"]) {
+      expect(await t.http("GET", `${path}?${q}&metric=consumption_chart&interval=daily`)).toMatchObject({
+        status: 400,
+        body: err(400, "Monitor id not given"),
+      });
+    }
   });
 });
 
