@@ -440,6 +440,7 @@ export const OPERATION_DOCS: Record<number | string, OperationDoc> = {
       [400, "Function details not found"],
       [400, "Insufficient date inputs"],
       [400, "Invalid date format"],
+      [400, "Excess inputs"],
     ],
   },
   77: {

@@ -117,6 +117,8 @@ export const OPERATIONS: Operation[] = [
   { op: 58, method: "POST", path: "/_notebooks/notebooks", action: "notebooks.create", ...notebooks },
   { op: 59, method: "DELETE", path: "/_notebooks/notebooks", action: "notebooks.remove", ...notebooks },
   { op: 60, method: "PUT", path: "/_notebooks/notebooks/:notebook_id", action: "notebooks.rename", ...notebooks },
+  // Without the id, so that the spec's `Notebook ID is missing` is what it answers (not 405).
+  { op: 60, method: "PUT", path: "/_notebooks/notebooks", action: "notebooks.rename", ...notebooks },
   { op: 61, method: "GET", path: "/_notebooks/notebooks/:notebook_id", action: "notebooks.get", ...notebooks },
   { op: 62, method: "GET", path: "/_notebooks/notebooks/_all", action: "notebooks.all", ...notebooks },
   { op: 63, method: "GET", path: "/_notebooks/notebooks/_count", action: "notebooks.count", ...notebooks },
@@ -143,6 +145,10 @@ export const OPERATIONS: Operation[] = [
   { op: 75, method: "GET", path: "/_ems/monitor/:monitor_id", action: "ems.monitor", ...ems },
   { op: 76, method: "GET", path: "/_ems/monitor/_all", action: "ems.all", ...ems },
   { op: 77, method: "GET", path: "/_ems/monitor/_trend/:monitor_id", action: "ems.trend", ...ems },
+  // Without the monitor id, so that the spec's `Monitor id not given` is what they answer: not 404, and
+  // not `/_ems/monitor/_trend` read as op 75 of a monitor called `_trend`.
+  { op: 75, method: "GET", path: "/_ems/monitor", action: "ems.monitor", ...ems },
+  { op: 77, method: "GET", path: "/_ems/monitor/_trend", action: "ems.trend", ...ems },
 
   // Utility
   // Under /_config, so behind the Configuration module like the rest of the group (contract: route groups).

@@ -44,7 +44,7 @@ import {
 } from "./views";
 import { parseIsoDate } from "../ems/time";
 
-type Meta = { user: Principal };
+type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
 
 /** A vibration capture as the pipelines publish it (`waveforms` stream). */
 export interface Waveform {
@@ -87,6 +87,17 @@ const fftQuery = {
   timestamp: { type: "number", integer: true, convert: true },
 } as const;
 const excess = { unknown: MSG.excessInputs } as const;
+/** The contract's optional paging of every list operation (72, 74); the total goes in X-Total-Count. */
+const page = {
+  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
+  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
+} as const;
+
+function pageOf<T>(ctx: Context<{ limit?: number; offset?: number }, Meta>, items: T[]): T[] {
+  ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, "X-Total-Count": String(items.length) };
+  const offset = ctx.params.offset ?? 0;
+  return items.slice(offset, ctx.params.limit === undefined ? undefined : offset + ctx.params.limit);
+}
 
 /**
  * The durable group "cm" on both streams. Handlers are idempotent (a capture is stored once, a
@@ -226,9 +237,10 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
         asset_id: text,
         from: { ...text, optional: true },
         to: { ...text, optional: true },
+        ...page,
         $$messages: excess,
       },
-      async handler(ctx: Context<{ asset_id: string; from?: string; to?: string }, Meta>) {
+      async handler(ctx: Context<{ asset_id: string; from?: string; to?: string; limit?: number; offset?: number }, Meta>) {
         const window: { from?: number; to?: number } = {};
         for (const key of ["from", "to"] as const) {
           const raw = ctx.params[key];
@@ -239,9 +251,9 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
         }
         const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
         if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-        const monitors = await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }));
-        const latest = await repo.latestOfMonitors(this.db, [...monitors.keys()]);
-        return [...monitors.values()].map((m) => monitorColorsView(m, latest, window));
+        const monitors = pageOf(ctx, [...(await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }))).values()]);
+        const latest = await repo.latestOfMonitors(this.db, monitors.map((m) => m.monitor_id));
+        return monitors.map((m) => monitorColorsView(m, latest, window));
       },
     },
 
@@ -257,11 +269,11 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
 
     /** Op 74. */
     "assets.list": {
-      params: { function_id: text, $$messages: excess },
-      async handler(ctx: Context<{ function_id: string }, Meta>) {
+      params: { function_id: text, ...page, $$messages: excess },
+      async handler(ctx: Context<{ function_id: string; limit?: number; offset?: number }, Meta>) {
         const fn = await visibleFunction(ctx, ctx.meta.user, ctx.params.function_id);
         if (!fn) throw new DomainError(400, MSG.invalidFunctionId);
-        const assets = await listAssets(ctx, fn.function_id);
+        const assets = pageOf(ctx, await listAssets(ctx, fn.function_id));
         return Promise.all(assets.map((a) => this.assetObject(ctx, a)));
       },
     },

@@ -2,7 +2,7 @@
  * What cm asks the config service (its internal actions, cached there), typed by what cm reads.
  * Calls made for a user carry `ctx.meta.user`, so config's lists answer within the caller's scope.
  */
-import type { CallingOptions } from "moleculer";
+import type { CallingOptions, Context } from "moleculer";
 import { inScope, scopeOf, type Principal } from "../../lib/access";
 import { isId } from "../../lib/ids";
 import type { Thresholds } from "./status";
@@ -89,15 +89,26 @@ export async function visibleFunction(caller: Caller, user: Principal, id: strin
   return f && inScope(scopeOf(user), f) ? f : undefined;
 }
 
+/**
+ * config's list actions put their own X-Total-Count in the meta, and a Context's `call` merges a
+ * sub-call's meta back into the caller's: a cm or ems answer would carry config's count. A list
+ * is therefore asked as a child call (same user, request id and trace) whose meta stays its own.
+ */
+function callForList<T, P>(caller: Caller, action: string, params: P): Promise<T> {
+  const ctx = caller as Partial<Context>;
+  if (ctx.broker && ctx.meta) return ctx.broker.call<T, P>(action, params, { parentCtx: ctx as Context });
+  return caller.call<T, P>(action, params);
+}
+
 /** Ids of the monitors config lists under a filter (op 21's action, in the caller's scope). */
 export async function listMonitorIds(caller: Caller, filter: { asset_id?: string; function_id?: string }): Promise<string[]> {
-  const rows = await caller.call<{ monitor_id: string }[], typeof filter>("config.monitors.list", filter);
+  const rows = await callForList<{ monitor_id: string }[], typeof filter>(caller, "config.monitors.list", filter);
   return (rows ?? []).map((r) => r.monitor_id);
 }
 
 /** Assets of a function (op 15's action, in the caller's scope). */
 export async function listAssets(caller: Caller, function_id: string): Promise<{ asset_id: string; asset_name: string }[]> {
-  return (await caller.call<{ asset_id: string; asset_name: string }[], { function_id: string }>("config.assets.list", { function_id })) ?? [];
+  return (await callForList<{ asset_id: string; asset_name: string }[], { function_id: string }>(caller, "config.assets.list", { function_id })) ?? [];
 }
 
 /** The spec's default retention (days), kept for data whose monitor or site config no longer knows. */

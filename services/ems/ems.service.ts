@@ -31,7 +31,7 @@ import * as repo from "./repo";
 import { quarterOf, type Reading } from "./rollup";
 import { bucketStarts, formatLocal, INTERVALS, isTimeZone, nextBucket, parseIsoDate } from "./time";
 
-type Meta = { user: Principal };
+type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
 
 /** Most trend buckets one answer holds (hourly over about 11 years). */
 export const MAX_TREND_BUCKETS = 100_000;
@@ -51,6 +51,11 @@ interface Range {
 }
 
 const optionalText = { type: "string", max: MAX_TEXT, optional: true } as const;
+/** The contract's optional paging of every list operation (76); the total goes in X-Total-Count. */
+const page = {
+  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
+  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
+} as const;
 
 /** `from` and `to` present and ISO 8601, `from` before `to`. */
 function rangeOf(params: { from?: string; to?: string }): Range {
@@ -142,9 +147,18 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
 
     /** Op 76. `function_id` holds a function's id, or an asset's when `label` is `asset`. */
     all: {
-      params: { function_id: optionalText, from: optionalText, to: optionalText, label: optionalText },
-      async handler(ctx: Context<{ function_id?: string; from?: string; to?: string; label?: string }, Meta>) {
-        const { function_id: id, label } = ctx.params;
+      params: {
+        function_id: optionalText,
+        from: optionalText,
+        to: optionalText,
+        label: optionalText,
+        ...page,
+        $$messages: { unknown: MSG.excessInputs },
+      },
+      async handler(
+        ctx: Context<{ function_id?: string; from?: string; to?: string; label?: string; limit?: number; offset?: number }, Meta>,
+      ) {
+        const { function_id: id, label, limit, offset = 0 } = ctx.params;
         if (!id) throw new DomainError(400, MSG.functionOrAssetNotGiven);
         if (!label) throw new DomainError(400, MSG.insufficientInputs);
         if (label !== "function" && label !== "asset") throw new DomainError(400, MSG.invalidInput("label"));
@@ -153,8 +167,19 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
           label === "function" ? await visibleFunction(ctx, ctx.meta.user, id) : await visibleAsset(ctx, ctx.meta.user, id);
         if (!parent) throw new DomainError(400, MSG.functionNotFound);
         const filter = label === "function" ? { function_id: id } : { asset_id: id };
-        const monitors = await resolveMonitors(ctx, await listMonitorIds(ctx, filter));
-        return this.groupMetrics([...monitors.values()].filter(isEnergyMonitor), range);
+        const monitors = [...(await resolveMonitors(ctx, await listMonitorIds(ctx, filter))).values()].filter(isEnergyMonitor);
+        // percent_of_total is a share of the function's consumption (contract), an asset's monitors included:
+        // they are figured among all of their function's energy monitors, as op 75 figures one.
+        const peers = new Map(monitors.map((m) => [m.monitor_id, m]));
+        if (label === "asset" && monitors.length) {
+          for (const m of (await resolveMonitors(ctx, await listMonitorIds(ctx, { function_id: monitors[0].function_id }))).values()) {
+            if (!peers.has(m.monitor_id) && isEnergyMonitor(m)) peers.set(m.monitor_id, m);
+          }
+        }
+        const own = new Set(monitors.map((m) => m.monitor_id));
+        const metrics = (await this.groupMetrics([...peers.values()], range)).filter((m) => own.has(m.monitor_id));
+        ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, "X-Total-Count": String(metrics.length) };
+        return metrics.slice(offset, limit === undefined ? undefined : offset + limit);
       },
     },
 

@@ -10,5 +10,7 @@ export const MSG = {
   monitorNotFound: "Monitor details not found",
   insufficientInputs: "Insufficient inputs",
   noEnergyData: "Energy data not available",
+  /** Contract: an unknown query key on a list operation (76); the spec gives EMS no spelling of its own. */
+  excessInputs: "Excess inputs",
   invalidInput: (field: string) => `Invalid input: ${field}`,
 } as const;

@@ -281,6 +281,23 @@ describe("latest values, colours, status and events (ops 71-74)", () => {
     expect(bad.body).toEqual(err(400, "Invalid input: from"));
   });
 
+  it("pages the lists (ops 72, 74) with limit and offset, the total in X-Total-Count, and no other operation carries one", async () => {
+    const all = await t.http<{ asset_id: string }[]>("GET", `/_cm/assets/_list?function_id=${ids.fn}`);
+    expect(all.headers.get("x-total-count")).toBe("2");
+    const second = await t.http<{ asset_id: string }[]>("GET", `/_cm/assets/_list?function_id=${ids.fn}&limit=1&offset=1`);
+    expect(second.status).toBe(200);
+    expect(second.headers.get("x-total-count")).toBe("2");
+    expect(second.body.map((a) => a.asset_id)).toEqual([all.body[1]!.asset_id]);
+    const monitors = await t.http<unknown[]>("GET", `/_cm/monitors/_list?asset_id=${ids.asset}&limit=1`);
+    expect(monitors).toMatchObject({ status: 200, body: [expect.objectContaining({ monitor_id: ids.monitor })] });
+    expect(monitors.headers.get("x-total-count")).toBe("1");
+    expect((await t.http("GET", `/_cm/monitors/_list?asset_id=${ids.asset}&offset=1`)).body).toEqual([]);
+    expect((await t.http("GET", `/_cm/assets/_list?function_id=${ids.fn}&limit=0`)).body).toEqual(err(400, "Invalid input: limit"));
+    // config's own list counts (asked for internally) are not these operations' answer.
+    expect((await t.http("GET", `/_cm/assets/${ids.asset}`)).headers.get("x-total-count")).toBeNull();
+    expect((await t.http("GET", `/_cm/fft/_summary?asset_id=${ids.asset}`)).headers.get("x-total-count")).toBeNull();
+  });
+
   it("answers the spec's messages", async () => {
     expect((await t.http("GET", `/_cm/monitors/${randomUUID()}`)).body).toEqual(err(400, "Invalid Monitor Id"));
     expect((await t.http("GET", `/_cm/monitors/_list?asset_id=${randomUUID()}`)).body).toEqual(err(400, "Invalid Asset Id"));

@@ -143,6 +143,10 @@ describe("energy metrics of a monitor (op 75)", () => {
       code: 400,
       message: "Monitor id not given",
     });
+    // Over HTTP: the path without its id.
+    for (const path of ["/_ems/monitor", "/_ems/monitor/"]) {
+      expect(await t.http("GET", `${path}?${q}`)).toMatchObject({ status: 400, body: err(400, "Monitor id not given") });
+    }
   });
 });
 
@@ -161,14 +165,30 @@ describe("energy metrics of a function or an asset (op 76)", () => {
     expect(res.body.reduce((s, m) => s + m.percent_of_total, 0)).toBeCloseTo(100, 9);
   });
 
-  it("lists the energy monitors of an asset with label asset", async () => {
+  it("lists the energy monitors of an asset with label asset, each with its share of the function as op 75 gives it", async () => {
     const res = await t.http<{ monitor_id: string; percent_of_total: number; total_energy: number }[]>(
       "GET",
       `/_ems/monitor/_all?function_id=${ids.asset}&label=asset&from=${FROM}&to=${TO}`,
     );
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(1);
-    expect(res.body[0]).toMatchObject({ monitor_id: ids.c, monitor_name: "Compressor meter", percent_of_total: 100, total_energy: 1 });
+    // Contract: percent_of_total is the share of the function's total consumption (1 of 5 MWh).
+    expect(res.body[0]).toMatchObject({ monitor_id: ids.c, monitor_name: "Compressor meter", percent_of_total: 20, total_energy: 5 });
+    expect(res.body[0]).toEqual((await t.http("GET", `/_ems/monitor/${ids.c}?from=${FROM}&to=${TO}`)).body);
+  });
+
+  it("pages the list with limit and offset, the total in X-Total-Count, and refuses unknown keys with Excess inputs", async () => {
+    const q = `function_id=${ids.fn}&label=function&from=${FROM}&to=${TO}`;
+    const all = await t.http<{ monitor_id: string }[]>("GET", `/_ems/monitor/_all?${q}`);
+    expect(all.headers.get("x-total-count")).toBe("3");
+    const page = await t.http<{ monitor_id: string }[]>("GET", `/_ems/monitor/_all?${q}&limit=1&offset=2`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-total-count")).toBe("3");
+    expect(page.body.map((m) => m.monitor_id)).toEqual([all.body[2]!.monitor_id]);
+    expect((await t.http("GET", `/_ems/monitor/_all?${q}&limit=1001`)).body).toEqual(err(400, "Invalid input: limit"));
+    expect((await t.http("GET", `/_ems/monitor/_all?${q}&asset_id=x`)).body).toEqual(err(400, "Excess inputs"));
+    // config's own list count (asked for internally) is not op 75's answer.
+    expect((await t.http("GET", `/_ems/monitor/${ids.a}?from=${FROM}&to=${TO}`)).headers.get("x-total-count")).toBeNull();
   });
 
   it("answers the spec's messages", async () => {
@@ -260,6 +280,13 @@ describe("energy trend in the site's time zone (op 77)", () => {
     await expect(t.node.broker.call("ems.trend", { from: FROM, to: TO }, { meta: admin })).rejects.toMatchObject({
       message: "Monitor id not given",
     });
+    // Over HTTP: the path without its id, not read as op 75 of a monitor called _trend.
+    for (const path of ["/_ems/monitor/_trend", "/_ems/monitor/_trend/"]) {
+      expect(await t.http("GET", `${path}?${q}&metric=consumption_chart&interval=daily`)).toMatchObject({
+        status: 400,
+        body: err(400, "Monitor id not given"),
+      });
+    }
   });
 });
 

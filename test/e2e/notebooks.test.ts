@@ -286,6 +286,11 @@ describe("rename (op 60)", () => {
     }
     const unknown = await t.http("PUT", `/_notebooks/notebooks/${randomUUID()}`, { ...as(ana), body: { notebook_name: "x" } });
     expect(unknown).toMatchObject({ status: 400, body: err(400, "No Notebook found") });
+    // The path without an id is the spec's rename with its id missing, not a wrong method.
+    for (const path of ["/_notebooks/notebooks", "/_notebooks/notebooks/"]) {
+      const noId = await t.http("PUT", path, { ...as(ana), body: { notebook_name: "x" } });
+      expect(noId).toMatchObject({ status: 400, body: err(400, "Notebook ID is missing") });
+    }
   });
 
   it.each([
