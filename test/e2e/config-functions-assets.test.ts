@@ -221,6 +221,19 @@ describe("assets", () => {
     expect(missing.body).toEqual(err(400, "Insufficient inputs"));
   });
 
+  it("refuses text holding U+0000 (PostgreSQL cannot store it) as invalid input, not with a 500", async () => {
+    const asset = await t.http("POST", "/_config/assets", { body: { asset_name: "Nul\u0000Pump", function_id: fn, asset_category: "Rotating" } });
+    expect(asset.body).toEqual(err(400, "Invalid Asset data"));
+    const fnName = await t.http("POST", "/_config/functions", { body: { function_name: "Nul\u0000Fn", plant_id: plant } });
+    expect(fnName.body).toEqual(err(400, "Invalid input: function_name"));
+    const monitor = await t.http("POST", "/_config/monitors", {
+      body: { monitor_name: "Nul Monitor", monitor_type: "energy-monitor", function_id: fn, attributes: { notes: ["\u0000"] } },
+    });
+    expect(monitor.body).toEqual(err(400, "Invalid input: attributes.notes[0]"));
+    const filter = await t.http("GET", "/_config/assets/_list?asset_category=a%00b");
+    expect(filter.body).toEqual(err(400, "Invalid input: asset_category"));
+  });
+
   it("refuses a taken name within the function, also for two parallel creates", async () => {
     await post("/_config/assets", { asset_name: "Fan 1", function_id: fn, asset_category: "Rotating" });
     const dup = await t.http("POST", "/_config/assets", { body: { asset_name: "FAN 1", function_id: fn, asset_category: "Rotating" } });
