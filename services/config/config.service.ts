@@ -14,7 +14,7 @@ import { withJsonText } from "../../lib/json-text";
 import { invalidInput, MAX_TEXT, nulPath, type InputMessages } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import * as assets from "./assets";
-import { contextFor, type ConfigContext, type PlantActivity } from "./context";
+import { contextFor, type ConfigContext, type PipelinePlace, type PlantActivity } from "./context";
 import type { ConfigChange, ConfigEntity, ConfigEvents, MonitorRegistered, MonitorUnregistered } from "./events";
 import * as functions from "./functions";
 import { MSG } from "./messages";
@@ -505,6 +505,11 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
               plant_id,
             });
             return { pipelines: Number(counts?.pipelines ?? 0), events: Number(counts?.events ?? 0) };
+          },
+          pipelinePlace: async (pipeline_id: string): Promise<PipelinePlace | null | undefined> => {
+            if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) return undefined;
+            const found = await ctx.call<PipelinePlace | null, { pipeline_id: string }>("pipelines.resolve", { pipeline_id });
+            return found ? { site_id: found.site_id, plant_id: found.plant_id } : null;
           },
         },
         user,

@@ -272,9 +272,16 @@ const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
     .map((v) => v ?? "")
     .join(":");
 
-/** Op 21. */
+/** Op 21. A pipeline_id the pipelines service does not know, or outside the caller's scope, is invalid. */
 export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
   const params = filterParams(c, f);
+  if (f.pipeline_id !== undefined) {
+    const place = await c.pipelinePlace(f.pipeline_id);
+    const [site, plant] = c.scopeIds;
+    if (place === null || (place && ((site !== null && place.site_id !== site) || (plant !== null && place.plant_id !== plant)))) {
+      throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
+    }
+  }
   const rows = await c.cachedList(`monitors:${filterKey(c, f)}`, async () => {
     const found: { monitor_id: string; monitor_name: string; monitor_type: string; created_at: string; registered: boolean }[] =
       await c.db.query(

@@ -3,11 +3,13 @@
  * events, the events this service emits, and the licence cap under concurrency.
  */
 import type { Context } from "moleculer";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { httpClient, startTestNode, type TestNode } from "../helpers/node";
+import { insertUsers } from "../helpers/users";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
 const PIPELINE = "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d";
+const ELSEWHERE_PIPELINE = "1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d";
 const err = (status: number, message: string) => ({ error: { status, message } });
 
 async function post(t: TestNode, path: string, body: Record<string, unknown>): Promise<string> {
@@ -249,6 +251,39 @@ describe("monitors", () => {
       );
       expect(freed.gateway).toEqual({});
       expect(await names(`function_id=${g.fn}&data_type=condition`)).toEqual(["C"]);
+    });
+
+    it("answers Invalid Pipeline ID for a pipeline_id the pipelines service does not know or the caller may not see", async () => {
+      const other = await hierarchy(t, "Elsewhere");
+      // The pipelines service's answer to config, as far as this test needs it.
+      const places: Record<string, { site_id: string; plant_id: string }> = {
+        [PIPELINE]: { site_id: g.site, plant_id: g.plant },
+        [ELSEWHERE_PIPELINE]: { site_id: other.site, plant_id: other.plant },
+      };
+      const fake = await t.node.broker.createService({
+        name: "pipelines",
+        actions: {
+          resolve: (ctx: Context<{ pipeline_id: string }>) =>
+            places[ctx.params.pipeline_id] ? { pipeline_id: ctx.params.pipeline_id, ...places[ctx.params.pipeline_id] } : null,
+        },
+      });
+      await t.node.broker.waitForServices("pipelines");
+      try {
+        expect(await list(`pipeline_id=${MISSING}`)).toEqual(err(400, `Invalid Pipeline ID: ${MISSING}`));
+        expect(await list(`pipeline_id=${PIPELINE}`)).toEqual([]);
+        expect(await list(`pipeline_id=${ELSEWHERE_PIPELINE}`)).toEqual([]);
+        // A plant-admin of g's plant: the other tenant's pipeline answers as a missing one.
+        await insertUsers(t.db.url, [
+          { username: "pipeline.scope@example.com", password: "ScopePass123", user_type: "plant-admin", site_id: g.site, plant_id: g.plant },
+        ]);
+        const plantAdmin = httpClient(t.baseUrl, { username: "pipeline.scope@example.com", password: "ScopePass123" });
+        expect((await plantAdmin("GET", `/_config/monitors/_list?pipeline_id=${PIPELINE}`)).body).toEqual([]);
+        expect((await plantAdmin("GET", `/_config/monitors/_list?pipeline_id=${ELSEWHERE_PIPELINE}`)).body).toEqual(
+          err(400, `Invalid Pipeline ID: ${ELSEWHERE_PIPELINE}`),
+        );
+      } finally {
+        await t.node.broker.destroyService(fake);
+      }
     });
 
     it("counts monitors by asset and function (op 22), refusing other keys", async () => {
