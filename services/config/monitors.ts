@@ -50,8 +50,8 @@ export interface MonitorRow {
 export interface MonitorCreate {
   monitor_name: string;
   monitor_type: string;
-  function_id?: string;
-  asset_id?: string;
+  function_id?: string | null;
+  asset_id?: string | null;
   tags?: TagInput[];
   specs?: Record<string, unknown>;
   attributes?: Record<string, unknown>;
@@ -128,9 +128,9 @@ export async function findMonitor(c: ConfigContext, monitor_id: string): Promise
 
 /** The function (and asset) a new monitor hangs on: an asset's monitor is on the asset's function. */
 async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null }> {
-  if (p.asset_id !== undefined) {
+  if (p.asset_id != null) {
     const asset = await findAsset(c, p.asset_id);
-    if (!asset || (p.function_id !== undefined && p.function_id !== asset.function_id)) {
+    if (!asset || (p.function_id != null && p.function_id !== asset.function_id)) {
       throw new DomainError(400, MSG.monitorCreateError);
     }
     return { function_id: asset.function_id, asset_id: asset.asset_id };
@@ -143,7 +143,8 @@ async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_
 /** Op 17. Under a licence cap the count and the insert happen under one transaction-level lock. */
 export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
   requireWrite(mayWrite(c.user, "monitor"));
-  if (p.function_id === undefined && p.asset_id === undefined) throw new DomainError(400, "Insufficient inputs");
+  // null reads as left out (README, Decisions).
+  if (p.function_id == null && p.asset_id == null) throw new DomainError(400, "Insufficient inputs");
   const parent = await parentOf(c, p);
   const tags = tagsOrThrow(p.tags ?? []);
   const limit = config().monitorLicenseLimit;

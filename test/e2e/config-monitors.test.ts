@@ -98,6 +98,11 @@ describe("monitors", () => {
     expect((await t.http("GET", `/_config/monitors/${id}`)).body).toMatchObject({ function_id: h.fn, tags: [], specs: {}, attributes: {} });
     const both = await post(t, "/_config/monitors", { monitor_name: "Both Ids", monitor_type: "process-monitor", asset_id: h.asset, function_id: h.fn });
     expect(both).toMatch(UUID);
+    // null reads as left out (README, Decisions).
+    const nullAsset = await post(t, "/_config/monitors", { monitor_name: "Null Asset", monitor_type: "process-monitor", asset_id: null, function_id: h.fn });
+    expect((await t.http("GET", `/_config/monitors/${nullAsset}`)).body).toMatchObject({ function_id: h.fn });
+    const nullFn = await post(t, "/_config/monitors", { monitor_name: "Null Fn", monitor_type: "process-monitor", asset_id: h.asset, function_id: null });
+    expect((await t.http("GET", `/_config/monitors/${nullFn}`)).body).toMatchObject({ function_id: h.fn });
   });
 
   it("answers Error creating Monitor for a parent it cannot find, Insufficient inputs without one", async () => {
@@ -114,6 +119,10 @@ describe("monitors", () => {
     }
     const none = await t.http("POST", "/_config/monitors", { body: { monitor_name: "Orphan", monitor_type: "energy-monitor" } });
     expect(none.body).toEqual(err(400, "Insufficient inputs"));
+    const nulls = await t.http("POST", "/_config/monitors", {
+      body: { monitor_name: "Orphan", monitor_type: "energy-monitor", function_id: null, asset_id: null },
+    });
+    expect(nulls.body).toEqual(err(400, "Insufficient inputs"));
   });
 
   it("answers Invalid key for an unknown key in the body or in a tag", async () => {
