@@ -25,6 +25,11 @@ const fv = new Validator({ useNewCustomCheckerFunction: true });
 /** Strings from outside are bounded; a 100 KB name is bad input, not data. */
 export const MAX_TEXT = 255;
 
+/** The message of an invalid value of `field`: the operation's own, else `Invalid input: <field>`. */
+export function invalidInput(messages: InputMessages | undefined, field: string): string {
+  return pick(messages?.invalid, field);
+}
+
 function pick(message: string | ((field: string) => string) | undefined, field: string): string {
   if (typeof message === "function") return message(field);
   return message ?? `Invalid input: ${field}`;
@@ -51,6 +56,24 @@ export function messageFor(errors: FvError[], messages: InputMessages = {}): str
 }
 
 export type Checker = (params: unknown) => true | string;
+
+/**
+ * The path of the first string (value or key) that holds U+0000, which PostgreSQL's text and
+ * jsonb cannot store: a service that writes its params to the database refuses such input as
+ * invalid (`invalidInput`) rather than failing with a 500.
+ */
+export function nulPath(value: unknown, path = ""): string | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  const isArray = Array.isArray(value);
+  for (const [key, item] of Object.entries(value)) {
+    const at = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (key.includes("\u0000")) return at;
+    const found = nulPath(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
 
 export function compileParams(schema: ValidationSchema, messages?: InputMessages): Checker {
   const check = fv.compile({ $$strict: true, ...schema });

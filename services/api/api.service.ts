@@ -14,6 +14,7 @@ import type { CredentialsChanged } from "../auth/auth.service";
 import {
   acceptableRequestId,
   hasForbiddenKey,
+  hasForbiddenQueryKey,
   parseBasic,
   parseBearer,
   readJsonBody,
@@ -101,7 +102,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
                 res.setHeader("Allow", methods.join(", "));
                 throw new DomainError(405, "This method is not allowed");
               }
-              if (hasForbiddenKey(req.query)) throw new DomainError(400, "Invalid request body");
+              if (hasForbiddenKey(req.query) || hasForbiddenQueryKey(req.url)) throw new DomainError(400, "Invalid request body");
               const limit = url.startsWith("/_ingest/") ? config().bodyLimitBytes * 8 : config().bodyLimitBytes;
               req.body = await readJsonBody(req, limit);
               next();

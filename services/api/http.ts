@@ -33,6 +33,19 @@ export function hasForbiddenKey(value: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether the URL's query names a forbidden key (`a[__proto__]=1` included). The query parser
+ * drops such keys silently, so they are looked for in the raw URL.
+ */
+export function hasForbiddenQueryKey(url: string | undefined): boolean {
+  const at = url?.indexOf("?") ?? -1;
+  if (!url || at === -1) return false;
+  for (const key of new URLSearchParams(url.slice(at + 1)).keys()) {
+    if (key.split(/[[\].]/).some((part) => FORBIDDEN_KEYS.has(part))) return true;
+  }
+  return false;
+}
+
 const isJson = (contentType: string | undefined): boolean =>
   !!contentType && /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType.trim());
 

@@ -29,7 +29,7 @@ export interface AssetWrite {
   plant_id?: string | null;
   site_id?: string | null;
   asset_category: string;
-  is_critical?: string;
+  is_critical?: string | null;
   attributes?: AssetAttributes | null;
 }
 
@@ -96,8 +96,9 @@ async function parentOf(c: ConfigContext, p: AssetWrite): Promise<FunctionRow> {
   return fn;
 }
 
-function criticality(value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
+// null reads as left out (README, Decisions), like undefined: the validator lets it through optional fields.
+function criticality(value: string | null | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === null) return fallback;
   const parsed = parseYesNo(value);
   if (parsed === undefined) throw new DomainError(400, MSG.invalidAssetData);
   return parsed;

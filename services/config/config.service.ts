@@ -11,10 +11,10 @@ import { scopeOf, type Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { withJsonText } from "../../lib/json-text";
-import { MAX_TEXT } from "../../lib/validation";
+import { invalidInput, MAX_TEXT, nulPath, type InputMessages } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import * as assets from "./assets";
-import { contextFor, type ConfigContext, type PlantActivity } from "./context";
+import { contextFor, type ConfigContext, type PipelinePlace, type PlantActivity } from "./context";
 import type { ConfigChange, ConfigEntity, ConfigEvents, MonitorRegistered, MonitorUnregistered } from "./events";
 import * as functions from "./functions";
 import { MSG } from "./messages";
@@ -439,6 +439,12 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     use(ctx: Context) {
       const user = (ctx.meta as { user?: Principal | null }).user;
       if (!user) throw new DomainError(401, "Invalid credentials");
+      // Every operation here reads or writes its inputs in PostgreSQL, which cannot hold U+0000.
+      const nul = nulPath(ctx.params);
+      if (nul !== undefined) {
+        const declared = ctx.action?.params as { $$messages?: InputMessages } | undefined;
+        throw new DomainError(400, invalidInput(declared?.$$messages, nul));
+      }
       return this.toolbox(ctx, user);
     },
 
@@ -499,6 +505,11 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
               plant_id,
             });
             return { pipelines: Number(counts?.pipelines ?? 0), events: Number(counts?.events ?? 0) };
+          },
+          pipelinePlace: async (pipeline_id: string): Promise<PipelinePlace | null | undefined> => {
+            if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) return undefined;
+            const found = await ctx.call<PipelinePlace | null, { pipeline_id: string }>("pipelines.resolve", { pipeline_id });
+            return found ? { site_id: found.site_id, plant_id: found.plant_id } : null;
           },
         },
         user,

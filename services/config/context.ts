@@ -35,6 +35,16 @@ export interface ConfigContext {
   setTotal(total: number): void;
   /** Pipelines and events of a plant, from the pipelines service (zero while it is not deployed). */
   plantActivity(plant_id: string): Promise<PlantActivity>;
+  /**
+   * Where a pipeline is, from the pipelines service: null when it has no such pipeline,
+   * undefined while it is not deployed (nothing to ask).
+   */
+  pipelinePlace(pipeline_id: string): Promise<PipelinePlace | null | undefined>;
+}
+
+export interface PipelinePlace {
+  site_id: string;
+  plant_id: string;
 }
 
 export function contextFor(

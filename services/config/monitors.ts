@@ -50,8 +50,8 @@ export interface MonitorRow {
 export interface MonitorCreate {
   monitor_name: string;
   monitor_type: string;
-  function_id?: string;
-  asset_id?: string;
+  function_id?: string | null;
+  asset_id?: string | null;
   tags?: TagInput[];
   specs?: Record<string, unknown>;
   attributes?: Record<string, unknown>;
@@ -128,9 +128,9 @@ export async function findMonitor(c: ConfigContext, monitor_id: string): Promise
 
 /** The function (and asset) a new monitor hangs on: an asset's monitor is on the asset's function. */
 async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null }> {
-  if (p.asset_id !== undefined) {
+  if (p.asset_id != null) {
     const asset = await findAsset(c, p.asset_id);
-    if (!asset || (p.function_id !== undefined && p.function_id !== asset.function_id)) {
+    if (!asset || (p.function_id != null && p.function_id !== asset.function_id)) {
       throw new DomainError(400, MSG.monitorCreateError);
     }
     return { function_id: asset.function_id, asset_id: asset.asset_id };
@@ -143,7 +143,8 @@ async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_
 /** Op 17. Under a licence cap the count and the insert happen under one transaction-level lock. */
 export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
   requireWrite(mayWrite(c.user, "monitor"));
-  if (p.function_id === undefined && p.asset_id === undefined) throw new DomainError(400, "Insufficient inputs");
+  // null reads as left out (README, Decisions).
+  if (p.function_id == null && p.asset_id == null) throw new DomainError(400, "Insufficient inputs");
   const parent = await parentOf(c, p);
   const tags = tagsOrThrow(p.tags ?? []);
   const limit = config().monitorLicenseLimit;
@@ -272,9 +273,16 @@ const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
     .map((v) => v ?? "")
     .join(":");
 
-/** Op 21. */
+/** Op 21. A pipeline_id the pipelines service does not know, or outside the caller's scope, is invalid. */
 export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
   const params = filterParams(c, f);
+  if (f.pipeline_id !== undefined) {
+    const place = await c.pipelinePlace(f.pipeline_id);
+    const [site, plant] = c.scopeIds;
+    if (place === null || (place && ((site !== null && place.site_id !== site) || (plant !== null && place.plant_id !== plant)))) {
+      throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
+    }
+  }
   const rows = await c.cachedList(`monitors:${filterKey(c, f)}`, async () => {
     const found: { monitor_id: string; monitor_name: string; monitor_type: string; created_at: string; registered: boolean }[] =
       await c.db.query(

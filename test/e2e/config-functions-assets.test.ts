@@ -199,6 +199,9 @@ describe("assets", () => {
   it("defaults is_critical to No and accepts the plant and site of its function", async () => {
     const id = await post("/_config/assets", { asset_name: "Tank", function_id: fn, plant_id: plant, site_id: site, asset_category: "Static" });
     expect((await t.http("GET", `/_config/assets/${id}`)).body).toMatchObject({ is_critical: "No", attributes: {} });
+    // null reads as left out (README, Decisions): the default, not a fault.
+    const nullCritical = await post("/_config/assets", { asset_name: "Null Critical", function_id: fn, asset_category: "Static", is_critical: null });
+    expect((await t.http("GET", `/_config/assets/${nullCritical}`)).body).toMatchObject({ is_critical: "No" });
   });
 
   it("answers Invalid Asset data for a bad value, an unknown attribute, a foreign function or plant", async () => {
@@ -219,6 +222,19 @@ describe("assets", () => {
     }
     const missing = await t.http("POST", "/_config/assets", { body: { asset_name: "Bad", function_id: fn } });
     expect(missing.body).toEqual(err(400, "Insufficient inputs"));
+  });
+
+  it("refuses text holding U+0000 (PostgreSQL cannot store it) as invalid input, not with a 500", async () => {
+    const asset = await t.http("POST", "/_config/assets", { body: { asset_name: "Nul\u0000Pump", function_id: fn, asset_category: "Rotating" } });
+    expect(asset.body).toEqual(err(400, "Invalid Asset data"));
+    const fnName = await t.http("POST", "/_config/functions", { body: { function_name: "Nul\u0000Fn", plant_id: plant } });
+    expect(fnName.body).toEqual(err(400, "Invalid input: function_name"));
+    const monitor = await t.http("POST", "/_config/monitors", {
+      body: { monitor_name: "Nul Monitor", monitor_type: "energy-monitor", function_id: fn, attributes: { notes: ["\u0000"] } },
+    });
+    expect(monitor.body).toEqual(err(400, "Invalid input: attributes.notes[0]"));
+    const filter = await t.http("GET", "/_config/assets/_list?asset_category=a%00b");
+    expect(filter.body).toEqual(err(400, "Invalid input: asset_category"));
   });
 
   it("refuses a taken name within the function, also for two parallel creates", async () => {

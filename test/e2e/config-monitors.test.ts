@@ -3,11 +3,13 @@
  * events, the events this service emits, and the licence cap under concurrency.
  */
 import type { Context } from "moleculer";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { httpClient, startTestNode, type TestNode } from "../helpers/node";
+import { insertUsers } from "../helpers/users";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
 const PIPELINE = "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d";
+const ELSEWHERE_PIPELINE = "1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d";
 const err = (status: number, message: string) => ({ error: { status, message } });
 
 async function post(t: TestNode, path: string, body: Record<string, unknown>): Promise<string> {
@@ -96,6 +98,11 @@ describe("monitors", () => {
     expect((await t.http("GET", `/_config/monitors/${id}`)).body).toMatchObject({ function_id: h.fn, tags: [], specs: {}, attributes: {} });
     const both = await post(t, "/_config/monitors", { monitor_name: "Both Ids", monitor_type: "process-monitor", asset_id: h.asset, function_id: h.fn });
     expect(both).toMatch(UUID);
+    // null reads as left out (README, Decisions).
+    const nullAsset = await post(t, "/_config/monitors", { monitor_name: "Null Asset", monitor_type: "process-monitor", asset_id: null, function_id: h.fn });
+    expect((await t.http("GET", `/_config/monitors/${nullAsset}`)).body).toMatchObject({ function_id: h.fn });
+    const nullFn = await post(t, "/_config/monitors", { monitor_name: "Null Fn", monitor_type: "process-monitor", asset_id: h.asset, function_id: null });
+    expect((await t.http("GET", `/_config/monitors/${nullFn}`)).body).toMatchObject({ function_id: h.fn });
   });
 
   it("answers Error creating Monitor for a parent it cannot find, Insufficient inputs without one", async () => {
@@ -112,6 +119,10 @@ describe("monitors", () => {
     }
     const none = await t.http("POST", "/_config/monitors", { body: { monitor_name: "Orphan", monitor_type: "energy-monitor" } });
     expect(none.body).toEqual(err(400, "Insufficient inputs"));
+    const nulls = await t.http("POST", "/_config/monitors", {
+      body: { monitor_name: "Orphan", monitor_type: "energy-monitor", function_id: null, asset_id: null },
+    });
+    expect(nulls.body).toEqual(err(400, "Insufficient inputs"));
   });
 
   it("answers Invalid key for an unknown key in the body or in a tag", async () => {
@@ -249,6 +260,39 @@ describe("monitors", () => {
       );
       expect(freed.gateway).toEqual({});
       expect(await names(`function_id=${g.fn}&data_type=condition`)).toEqual(["C"]);
+    });
+
+    it("answers Invalid Pipeline ID for a pipeline_id the pipelines service does not know or the caller may not see", async () => {
+      const other = await hierarchy(t, "Elsewhere");
+      // The pipelines service's answer to config, as far as this test needs it.
+      const places: Record<string, { site_id: string; plant_id: string }> = {
+        [PIPELINE]: { site_id: g.site, plant_id: g.plant },
+        [ELSEWHERE_PIPELINE]: { site_id: other.site, plant_id: other.plant },
+      };
+      const fake = await t.node.broker.createService({
+        name: "pipelines",
+        actions: {
+          resolve: (ctx: Context<{ pipeline_id: string }>) =>
+            places[ctx.params.pipeline_id] ? { pipeline_id: ctx.params.pipeline_id, ...places[ctx.params.pipeline_id] } : null,
+        },
+      });
+      await t.node.broker.waitForServices("pipelines");
+      try {
+        expect(await list(`pipeline_id=${MISSING}`)).toEqual(err(400, `Invalid Pipeline ID: ${MISSING}`));
+        expect(await list(`pipeline_id=${PIPELINE}`)).toEqual([]);
+        expect(await list(`pipeline_id=${ELSEWHERE_PIPELINE}`)).toEqual([]);
+        // A plant-admin of g's plant: the other tenant's pipeline answers as a missing one.
+        await insertUsers(t.db.url, [
+          { username: "pipeline.scope@example.com", password: "ScopePass123", user_type: "plant-admin", site_id: g.site, plant_id: g.plant },
+        ]);
+        const plantAdmin = httpClient(t.baseUrl, { username: "pipeline.scope@example.com", password: "ScopePass123" });
+        expect((await plantAdmin("GET", `/_config/monitors/_list?pipeline_id=${PIPELINE}`)).body).toEqual([]);
+        expect((await plantAdmin("GET", `/_config/monitors/_list?pipeline_id=${ELSEWHERE_PIPELINE}`)).body).toEqual(
+          err(400, `Invalid Pipeline ID: ${ELSEWHERE_PIPELINE}`),
+        );
+      } finally {
+        await t.node.broker.destroyService(fake);
+      }
     });
 
     it("counts monitors by asset and function (op 22), refusing other keys", async () => {

@@ -69,6 +69,13 @@ describe("gateway", () => {
     expect(res.status).toBe(400);
   });
 
+  it("refuses __proto__ and constructor keys in the query too, which the query parser would drop", async () => {
+    for (const query of ["__proto__=1", "a[__proto__]=1", "constructor.x=1", "%5F%5Fproto%5F%5F=1"]) {
+      const res = await t.http("GET", `/_config/sites/_list?${query}`);
+      expect({ query, body: res.body }).toEqual({ query, body: { error: { status: 400, message: "Invalid request body" } } });
+    }
+  });
+
   it("puts a request id on every response, keeping a caller's own", async () => {
     const res = await t.http("GET", "/_config/sites/_list", { headers: { "x-request-id": "trace-123" } });
     expect(res.headers.get("x-request-id")).toBe("trace-123");
