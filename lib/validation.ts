@@ -59,8 +59,8 @@ export type Checker = (params: unknown) => true | string;
 
 /**
  * The path of the first string (value or key) that holds U+0000, which PostgreSQL's text and
- * jsonb cannot store: a service that writes its params to the database refuses such input as
- * invalid (`invalidInput`) rather than failing with a 500.
+ * jsonb cannot store: every action's params are refused as invalid input when they hold one
+ * (ParamsMiddleware), rather than failing with a 500 at the database.
  */
 export function nulPath(value: unknown, path = ""): string | undefined {
   if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
@@ -96,6 +96,9 @@ export const ParamsMiddleware: Middleware = {
     return function validateParams(ctx: Context) {
       const res = check(ctx.params);
       if (res !== true) return Promise.reject(badRequest(res));
+      // Valid by shape, yet PostgreSQL could not store it: bad input, not a fault.
+      const nul = nulPath(ctx.params);
+      if (nul !== undefined) return Promise.reject(badRequest(invalidInput($$messages, nul)));
       return next(ctx);
     } as typeof handler;
   },

@@ -11,7 +11,7 @@ import { scopeOf, type Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { withJsonText } from "../../lib/json-text";
-import { invalidInput, MAX_TEXT, nulPath, type InputMessages } from "../../lib/validation";
+import { MAX_TEXT } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import * as assets from "./assets";
 import { contextFor, type ConfigContext, type PipelinePlace, type PlantActivity } from "./context";
@@ -439,12 +439,6 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     use(ctx: Context) {
       const user = (ctx.meta as { user?: Principal | null }).user;
       if (!user) throw new DomainError(401, "Invalid credentials");
-      // Every operation here reads or writes its inputs in PostgreSQL, which cannot hold U+0000.
-      const nul = nulPath(ctx.params);
-      if (nul !== undefined) {
-        const declared = ctx.action?.params as { $$messages?: InputMessages } | undefined;
-        throw new DomainError(400, invalidInput(declared?.$$messages, nul));
-      }
       return this.toolbox(ctx, user);
     },
 

@@ -76,6 +76,13 @@ describe("create watcher (op 1)", () => {
     }
   });
 
+  it("refuses text holding U+0000, which PostgreSQL cannot store, as invalid input (not a 500)", async () => {
+    const res = await create(watcherBody(place, randomUUID(), { watcher_name: "Bearing\u0000watch" }));
+    expect(pick(res)).toEqual(err(400, "Invalid input: watcher_name"));
+    const nested = await create(watcherBody(place, randomUUID(), {}, { name: "Too\u0000hot" }));
+    expect(pick(nested)).toEqual(err(400, "Invalid input: triggers[0].name"));
+  });
+
   it("refuses two triggers with the same id", async () => {
     const body = watcherBody(place, randomUUID());
     body.triggers.push({ ...body.triggers[0] });
