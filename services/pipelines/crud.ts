@@ -160,8 +160,13 @@ function announce(ctx: Ctx, p: repo.PipelineWrite, before: string[], after: Map<
   }
 }
 
-/** Every replica drops what it cached of the pipeline (keys, tag mapping). */
-function changed(ctx: Ctx, pipeline_id: string): void {
+/**
+ * Every replica drops what it cached of the pipeline (keys, tag mapping), and the cacher forgets
+ * `resolve`'s answers before the write is answered, so that other services (config's monitor
+ * filter, alerting) do not see a changed or deleted pipeline as it was.
+ */
+async function changed(ctx: Ctx, pipeline_id: string): Promise<void> {
+  await ctx.broker.cacher?.clean("pipelines.resolve:**");
   void ctx.broadcast("pipelines.changed", { pipeline_id }, ["pipelines"]);
 }
 
@@ -284,7 +289,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
     const slaves = registrationsOf(p.tags, registration);
     await save(env, write, slaves, null);
-    changed(ctx, current.pipeline_id);
+    await changed(ctx, current.pipeline_id);
     announce(ctx, write, before, slaves);
     return texts.updated;
   });
@@ -298,7 +303,7 @@ export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: 
   return guarded(env, texts.deleteFault, async () => {
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
     await env.db.query(`DELETE FROM pipelines WHERE pipeline_id = $1`, [current.pipeline_id]);
-    changed(ctx, current.pipeline_id);
+    await changed(ctx, current.pipeline_id);
     announce(ctx, { ...current, settings: current.settings }, before, new Map());
     return texts.deleted;
   });

@@ -127,7 +127,10 @@ describe("third-party pipelines (ops 46-49)", () => {
   });
 
   it("deletes one (op 47), then answers Invalid Pipeline ID", async () => {
+    // config's monitor filter asks pipelines.resolve (cached): known before the delete, unknown at once after it.
+    expect((await t.http("GET", `/_config/monitors/_list?pipeline_id=${id}`)).status).toBe(200);
     expect((await t.http("DELETE", `${THIRD}/${id}`)).body).toBe("Pipeline deleted successfully");
+    expect((await t.http("GET", `/_config/monitors/_list?pipeline_id=${id}`)).body).toEqual(err(400, `Invalid Pipeline ID: ${id}`));
     expect((await t.http("DELETE", `${THIRD}/${id}`)).body).toEqual(err(400, `Invalid Pipeline ID: ${id}`));
     expect((await t.http("GET", `${THIRD}/${id}`)).body).toEqual(err(400, `Invalid Pipeline ID: ${id}`));
     expect((await t.http("GET", `${THIRD}/not-an-id`)).body).toEqual(err(400, "Invalid Pipeline ID: not-an-id"));
