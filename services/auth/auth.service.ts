@@ -412,6 +412,17 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
     },
   },
 
+  events: {
+    /**
+     * Another auth replica changed a user's credentials: with a memory cacher (no REDIS_URL) each
+     * replica holds verifications of its own, which must go too. With Redis this cleans what the
+     * sender already cleaned.
+     */
+    async "auth.credentials.changed"(ctx: Context<CredentialsChanged>) {
+      await this.broker.cacher?.clean(credentialKey(ctx.params.username, "*"));
+    },
+  },
+
   methods: {
     async findUser(username: string) {
       const rows: UserRow[] = await this.db.query(`SELECT * FROM users WHERE username = $1`, [username]);
