@@ -131,12 +131,13 @@ const NotebooksService: ServiceSchema<ServiceSettingSchema, NotebooksMethods, No
         notebook_name: { type: "string", max: MAX_TEXT, optional: true },
         $$messages: { invalid: invalidField },
       },
-      async handler(ctx: Context<{ notebook_id?: string; notebook_name?: string }, Meta>) {
+      async handler(ctx: Context<{ notebook_id?: string; notebook_name?: string | null }, Meta>) {
         const { notebook_id, notebook_name } = ctx.params;
         if (!notebook_id) throw new DomainError(400, MSG.idMissing);
         const row = isId(notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, notebook_id) : undefined;
         if (!row) throw new DomainError(400, MSG.notFound);
-        if (notebook_name === undefined || notebook_name.trim() === "") throw new DomainError(400, MSG.missingNewName);
+        // null reads as left out (README, Decisions): the validator lets it through an optional field.
+        if (notebook_name === undefined || notebook_name === null || notebook_name.trim() === "") throw new DomainError(400, MSG.missingNewName);
         const name = withExtension(notebook_name);
         if (nameProblem(name)) throw new DomainError(400, invalidField("notebook_name"));
         if (name === row.notebook_name) return MSG.renamed;

@@ -280,7 +280,7 @@ describe("rename (op 60)", () => {
       body: err(404, "Error occurred while renaming the notebook file: A notebook named taken.ipynb already exists"),
     });
     expect((await fetchNotebook(b.notebook_id)).notebook_name).toBe(b.notebook_name);
-    for (const body of [{}, { notebook_name: "" }, { notebook_name: "  " }]) {
+    for (const body of [{}, { notebook_name: "" }, { notebook_name: "  " }, { notebook_name: null }]) {
       const missing = await t.http("PUT", `/_notebooks/notebooks/${b.notebook_id}`, { ...as(ana), body });
       expect(missing).toMatchObject({ status: 400, body: err(400, "Missing new name") });
     }
