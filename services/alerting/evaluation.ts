@@ -61,6 +61,9 @@ export interface AlertOpened {
   start_ts: number;
   site: string;
   plant: string;
+  /** Where the alert is: the notifier tells only users whose scope covers it. */
+  site_id: string;
+  plant_id: string;
   function: string;
   asset: string;
   monitor: string;
@@ -347,6 +350,8 @@ async function insertAlert(tx: Sql, t: LockedTrigger, start: number, state: Trig
     start_ts: start,
     site: details.site_name,
     plant: details.plant_name,
+    site_id: w.site_id,
+    plant_id: w.plant_id,
     function: details.function_name,
     asset: monitor?.asset_name ?? "",
     monitor: first?.monitor ?? "",

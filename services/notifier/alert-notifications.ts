@@ -8,6 +8,7 @@ import type { Context } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { AlertOpened } from "../alerting/evaluation";
 import type { UserContact } from "../auth/users";
+import { inScope, scopeOf, type Principal } from "../../lib/access";
 import { countDomain } from "../../lib/metrics";
 import { MAX_TEXT } from "../../lib/validation";
 import type { Medium, SendResult } from "./delivery";
@@ -55,6 +56,9 @@ export function alertShortText(a: AlertOpened): string {
 
 const MEDIA: Medium[] = ["email", "sms", "whatsapp"];
 
+/** A contact's place as a principal's: scope is decided by type and place, never by modules. */
+const contactScope = (c: UserContact): Principal => ({ username: c.username, user_type: c.user_type, site_id: c.site_id, plant_id: c.plant_id, modules: [] });
+
 const anyText = { type: "string", max: 2000 } as const;
 
 export const alertsNotify = {
@@ -70,6 +74,9 @@ export const alertsNotify = {
     start_ts: "number",
     site: anyText,
     plant: anyText,
+    // Optional: notices queued before alerts carried their place have none (and are delivered as then).
+    site_id: { ...anyText, optional: true },
+    plant_id: { ...anyText, optional: true },
     function: anyText,
     asset: anyText,
     monitor: anyText,
@@ -93,7 +100,10 @@ export const alertsNotify = {
     );
     const results: SendResult[] = [];
     for (const [i, username] of a.notifyTo.users.entries()) {
-      const contact = contacts[i];
+      const found = contacts[i] ?? null;
+      // A watcher may name anyone; another tenant's user must not read this plant's alert.
+      const outside = found !== null && a.site_id !== undefined && !inScope(scopeOf(contactScope(found)), { site_id: a.site_id, plant_id: a.plant_id ?? null });
+      const contact = outside ? null : found;
       for (const medium of media) {
         const recipient = !contact ? "" : medium === "email" ? contact.username : phoneNumber(contact.country_code, contact.mobile_number);
         const { row, created } = await recordNotification(
@@ -115,7 +125,7 @@ export const alertsNotify = {
             outcome: "permanent",
             status: "failed",
             nextAttemptAt: null,
-            error: `unknown user ${username}`,
+            error: outside ? `user ${username} is outside the alert's site or plant` : `unknown user ${username}`,
             redact: false,
           });
           countDomain(ctx.broker, "notifications.failed", { medium });

@@ -177,6 +177,30 @@ describe("alert notifications", () => {
     );
     expect(row).toEqual({ status: "failed", last_error: "unknown user nobody@example.com" });
   });
+
+  it("tells no user of another site the alert: recorded as failed, while the plant's own user gets it", async () => {
+    const elsewhere = await makePlace(t.http, "n3");
+    await makeUser(t.http, { username: "admin-n3@example.com", user_type: "site-admin", site_id: elsewhere.site_id });
+    const body = watcherBody(place, randomUUID(), { watcher_name: "Tenant watch" }, {
+      id: "tenant",
+      minimum_duration: "0s",
+      condition: [{ comparison: "<", monitor_id: place.monitor_id, tag_id: "temp", threshold: "-40" }],
+      notifyTo: { email: true, sms: false, whatsapp: false, users: ["admin-n3@example.com", "oncall-n1@example.com"] },
+    });
+    expect((await t.http("POST", "/_alerting/watchers", { body })).status).toBe(200);
+    await t.node.broker.call("alerting.evaluate", { readings: [{ monitor_id: place.monitor_id, tag_id: "temp", ts: Date.now(), value: -41 }] });
+    const rows = await until(
+      () => query<{ recipient: string; status: string; last_error: string | null }>(
+        `SELECT recipient, status, last_error FROM notifier.notifications WHERE idempotency_key LIKE 'alert:%:email' AND body LIKE '%Tenant watch%' ORDER BY idempotency_key`,
+      ),
+      (r) => r.length === 2 && r.every((x) => x.status !== "queued"),
+    );
+    expect(rows).toEqual([
+      { recipient: "", status: "failed", last_error: "user admin-n3@example.com is outside the alert's site or plant" },
+      { recipient: "oncall-n1@example.com", status: "sent", last_error: null },
+    ]);
+    expect(smtp.received.filter((m) => m.raw.includes("admin-n3@example.com"))).toHaveLength(0);
+  });
 });
 
 describe("without Twilio credentials", () => {
