@@ -1,4 +1,5 @@
 /** Times at the alerting API's edges: alert start/end as ISO 8601 with a numeric offset, from/to ranges. */
+import { parseIsoDate } from "../../lib/time";
 
 /** `2025-01-31T08:15:02+00:00`: UTC, written with a numeric offset as the spec's Alert asks. */
 export function isoWithOffset(ms: number): string {
@@ -25,18 +26,7 @@ export function rangeOf(from: string | undefined, to: string | undefined, now = 
   return { from: fromMs, to: toMs };
 }
 
-const ISO_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/**
- * Epoch ms of an ISO 8601 date or date-time (no offset means UTC), or null. An offset's `+` sent
- * unescaped in a query string arrives as a space (`…T07:57:37 00:00`, an alert's own start_time
- * pasted into `from`): read back as the `+` it was.
- */
+/** Epoch ms of an ISO 8601 date or date-time (no offset means UTC), or null (lib/time). */
 export function parseIso(text: string): number | null {
-  const t = text.trim().replace(/(T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/i, "$1+$2");
-  if (!ISO_RE.test(t)) return null;
-  // Date.parse reads an offset-less date-time as local time; the API's times are UTC.
-  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(t) && t.length > 10;
-  const ms = Date.parse(hasZone || t.length === 10 ? t : `${t.replace(" ", "T")}Z`);
-  return Number.isFinite(ms) ? ms : null;
+  return parseIsoDate(text) ?? null;
 }

@@ -42,7 +42,7 @@ import {
   rotatingSpeedOf,
   spectrumView,
 } from "./views";
-import { parseIsoDate } from "../ems/time";
+import { parseIsoDate } from "../../lib/time";
 
 type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
 

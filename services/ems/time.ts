@@ -1,10 +1,12 @@
 /**
- * Dates of the EMS operations: strict ISO 8601 parsing of `from`/`to`, trend buckets that follow
+ * Dates of the EMS operations: `from`/`to` (lib/time), trend buckets that follow
  * the site's time zone (hour, day, ISO week from Monday, month), and local date-time text.
  *
  * Time zones come from the runtime's own IANA database through Intl.DateTimeFormat: no library
  * is needed, and the rules are the ones Node (ICU) ships and updates.
  */
+export { parseIsoDate } from "../../lib/time";
+
 export type Interval = "hourly" | "daily" | "weekly" | "monthly";
 
 /** The spellings accepted for `interval` (the spec's request form uses `month`). */
@@ -21,36 +23,6 @@ export const INTERVALS: Record<string, Interval> = {
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-
-const ISO_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-
-/** Epoch ms of an ISO 8601 date or date-time (UTC unless it carries an offset); undefined when it does not parse. */
-export function parseIsoDate(text: string): number | undefined {
-  const m = ISO_RE.exec(text.trim());
-  if (!m) return undefined;
-  const [, y, mo, d, h = "0", mi = "0", s = "0", frac = "", zone] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
-  const second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  // Date.UTC rolls 31 February over into March; a date that rolls over does not exist.
-  if (new Date(wall).getUTCDate() !== day) return undefined;
-  let offsetMin = 0;
-  if (zone && zone.toUpperCase() !== "Z") {
-    const digits = zone.slice(1).replace(":", "");
-    const oh = Number(digits.slice(0, 2));
-    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-    if (oh > 23 || om > 59) return undefined;
-    offsetMin = (zone[0] === "-" ? -1 : 1) * (oh * 60 + om);
-  }
-  return wall - offsetMin * 60_000;
-}
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(timeZone: string): Intl.DateTimeFormat {

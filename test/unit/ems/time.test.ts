@@ -12,6 +12,8 @@ describe("parseIsoDate", () => {
     expect(parseIsoDate("2025-03-30T10:15:00+02:00")).toBe(iso("2025-03-30T08:15:00Z"));
     expect(parseIsoDate("2025-03-30T10:15-0530")).toBe(iso("2025-03-30T15:45:00Z"));
     expect(parseIsoDate("2025-03-30 10:15:00")).toBe(iso("2025-03-30T10:15:00Z"));
+    // An unescaped + in a query string arrives as a space.
+    expect(parseIsoDate("2025-03-30T10:15:00 02:00")).toBe(iso("2025-03-30T08:15:00Z"));
   });
 
   it.each(["", "yesterday", "2025-02-30", "2025-13-01", "2025-03-30T25:00:00Z", "1711756800000", "2025-3-30", "2025-03-30T10:15:00+25:00"])(
