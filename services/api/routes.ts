@@ -91,7 +91,9 @@ export const OPERATIONS: Operation[] = [
   // Users
   { op: 38, method: "POST", path: "/_config/users", action: "auth.users.create", ...users },
   { op: 39, method: "DELETE", path: "/_config/users/:username", action: "auth.users.remove", ...users },
-  { op: 40, method: "PUT", path: "/_config/users/:username", action: "auth.users.update", ...users },
+  // `:user`, not `:username`: the body's username is required too (spec op 40), and a path
+  // parameter of the same name would overwrite it before it could be checked.
+  { op: 40, method: "PUT", path: "/_config/users/:user", action: "auth.users.update", ...users },
   { op: 41, method: "GET", path: "/_config/users/:username", action: "auth.users.get", ...users },
   { op: 42, method: "GET", path: "/_config/users/_list", action: "auth.users.list", ...users },
 

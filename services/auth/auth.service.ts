@@ -250,14 +250,16 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
 
     /** Op 40. The path names the user (the gateway lets it win over the body's `username`); a null password keeps the old one. */
     "users.update": {
-      params: { ...userFields, password: { ...text, nullable: true } },
-      async handler(ctx: Context<UpdateParams, Meta>) {
+      // `user`: whom the path names (the REPL names them by `username` alone). The body's
+      // username is required by the spec; it does not rename the user.
+      params: { ...userFields, password: { ...text, nullable: true }, user: { ...text, optional: true } },
+      async handler(ctx: Context<UpdateParams & { user?: string }, Meta>) {
         const caller = ctx.meta.user;
         const p = ctx.params;
         if (caller.user_type === "support-analyst") throw new DomainError(403, MSG.supportAnalystCantUpdate);
         // Contract: a general-user writes alert notes and notebooks only, its own record included.
         if (caller.user_type === "general-user") throw new DomainError(403, MSG.updateForbidden);
-        const existing = await this.findUser(p.username.toLowerCase());
+        const existing = await this.findUser((p.user ?? p.username).toLowerCase());
         if (!existing || !userVisibleTo(caller, existing)) throw notFound(MSG.updateUserNotFound);
         // Type refusals come before places, so an escalation is refused as such and not as a bad place.
         if (existing.username !== caller.username) {

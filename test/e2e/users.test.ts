@@ -351,6 +351,17 @@ describe("op 40 update user", () => {
     expect(me.body.attributes).toMatchObject({ mobile_number: "5550199", plant_id: plant.A2.id });
   });
 
+  it("needs the username in the body too (all five fields are required), and does not rename by it", async () => {
+    const { username: _dropped, ...noName } = body(u.plantAdminA2, "plant-admin", { password: null });
+    expect(await update(u.plantAdminA2, noName)).toMatchObject({ status: 400, body: err(400, "Insufficient inputs") });
+    // The path names whom to update; another username in the body renames nobody.
+    const other = await update(u.plantAdminA2, body("someone.else@example.com", "plant-admin", { password: null, mobile_number: "5550177" }));
+    expect(other).toMatchObject({ status: 200, body: { status: "OK", message: "User updated successfully" } });
+    const me = await t.http<{ attributes: { mobile_number: string } }>("GET", `/_config/users/${u.plantAdminA2}`);
+    expect(me.body.attributes.mobile_number).toBe("5550177");
+    expect((await t.http("GET", "/_config/users/someone.else@example.com")).status).toBe(404);
+  });
+
   it("a new password replaces the old one at once, cached credentials included", async () => {
     const who = "rotate@example.com";
     await create(body(who, "general-user", { plant_id: plant.A1.id, modules: ["Configuration"] }));
