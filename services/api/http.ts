@@ -91,6 +91,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
 /** Errors that Moleculer and moleculer-web raise themselves, by their type. */
 const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   NOT_FOUND: { status: 404, message: "Not found" },
+  // A path whose percent-encoding does not decode (`/_config/plants/%ZZ`) names no resource.
+  UNABLE_DECODE_PARAM: { status: 404, message: "Not found" },
   SERVICE_NOT_FOUND: { status: 503, message: "Service unavailable" },
   SERVICE_NOT_AVAILABLE: { status: 503, message: "Service unavailable" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Service unavailable" },

@@ -38,6 +38,12 @@ describe("gateway", () => {
     expect(res.body).toEqual({ error: { status: 404, message: "Not found" } });
   });
 
+  it("answers a path whose percent-encoding does not decode with 404 Not found, not a fault", async () => {
+    for (const path of ["/_config/plants/%ZZ", "/_config/sites/%E0%A4%A"]) {
+      expect(await t.http("GET", path)).toMatchObject({ status: 404, body: { error: { status: 404, message: "Not found" } } });
+    }
+  });
+
   it("answers a wrong method on a known path with 405", async () => {
     const res = await t.http("DELETE", "/_config/sites/_list");
     expect(res.status).toBe(405);
