@@ -125,6 +125,13 @@ const tags = { type: "array", max: 1000, items: monitorTag } as const;
 const specs = { type: "object", props: { speed_type: optText } } as const;
 const freeObject = { type: "object" } as const;
 
+/**
+ * Fields an update may carry because the fetch or list answered them, so that a record sent back
+ * as it was read is taken: accepted, never written (names of parents, counts, server-kept times).
+ */
+const readBack = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((n) => [n, { type: "any", optional: true } as const])) as Record<K, { type: "any"; optional: true }>;
+
 type P<T> = Context<T>;
 
 const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLocals> = {
@@ -203,7 +210,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
       },
     },
     "plants.update": {
-      params: { plant_id: id, plant_name: name, site_id: id },
+      params: { plant_id: id, plant_name: name, site_id: id, ...readBack("site_name", "function_count", "pipeline_count") },
       handler(ctx: P<{ plant_id: string; plant_name: string; site_id: string }>) {
         return plants.updatePlant(this.use(ctx), ctx.params);
       },
@@ -235,7 +242,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
       },
     },
     "functions.update": {
-      params: { function_id: id, function_name: name, plant_id: id, site_id: optId },
+      params: { function_id: id, function_name: name, plant_id: id, site_id: optId, ...readBack("plant_name", "site_name", "monitor_count") },
       handler(ctx: P<{ function_id: string; function_name: string; plant_id: string; site_id?: string }>) {
         return functions.updateFunction(this.use(ctx), ctx.params);
       },
@@ -285,6 +292,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
         asset_category: name,
         is_critical: text,
         attributes: assetAttributes,
+        ...readBack("function_name", "plant_name", "site_name", "monitor_count"),
         $$messages: { invalid: MSG.invalidAssetData },
       },
       handler(ctx: P<assets.AssetWrite & { asset_id: string; is_critical: string }>) {
@@ -340,6 +348,8 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
         tags,
         specs,
         attributes: freeObject,
+        // Op 19 lists its body and names `Invalid key` for any other key: a fetched monitor's
+        // function_id, created_at and gateway are not taken back.
         $$messages: { unknown: MSG.invalidKey },
       },
       handler(ctx: P<monitors.MonitorUpdate>) {

@@ -145,6 +145,25 @@ describe("monitors", () => {
     expect(both.find((r) => r.status === 400)?.body).toEqual(err(400, "Monitor with name Twin Mon already exists"));
   });
 
+  it("takes a plant, function or asset sent back as its fetch answered it, with one field changed", async () => {
+    type Rec = Record<string, unknown>;
+    const roundTrip = async (path: string, change: Rec, extra: Rec = {}) => {
+      const read = await t.http<Rec>("GET", path);
+      expect(read.status).toBe(200);
+      const put = await t.http<string>("PUT", path, { body: { ...read.body, ...extra, ...change } });
+      expect({ path, status: put.status }).toEqual({ path, status: 200 });
+      const again = await t.http<Rec>("GET", path);
+      expect(again.body).toMatchObject(change);
+    };
+    await roundTrip(`/_config/plants/${h.plant}`, { plant_name: "Round Plant" });
+    // A function's and an asset's fetch do not name their parent, which the update requires.
+    await roundTrip(`/_config/functions/${h.fn}`, { function_name: "Round Fn" }, { plant_id: h.plant });
+    await roundTrip(`/_config/assets/${h.asset}`, { asset_name: "Round Asset" }, { function_id: h.fn, is_critical: "no" });
+    // Only what the fetch answered: another unknown key is still refused.
+    const plant = await t.http<Rec>("GET", `/_config/plants/${h.plant}`);
+    expect((await t.http("PUT", `/_config/plants/${h.plant}`, { body: { ...plant.body, colour: "red" } })).body).toEqual(err(400, "Invalid input: colour"));
+  });
+
   it("updates a monitor (op 19): every field required, thresholds numeric, tag ids kept", async () => {
     const id = await post(t, "/_config/monitors", { monitor_name: "Editable", monitor_type: "process-monitor", function_id: h.fn });
     await post(t, "/_config/monitors", { monitor_name: "Occupied", monitor_type: "process-monitor", function_id: h.fn });
