@@ -319,7 +319,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
           args.push(value);
           where.push(sql.replace("?", `$${args.length}`));
         };
-        if (siteId !== undefined) filter("site_id = ?", siteId.toLowerCase());
+        // `*` names every site or plant, as list items show it for users not tied to one.
+        if (siteId !== undefined && siteId !== "*") filter("site_id = ?", siteId.toLowerCase());
         if (plantId !== undefined && plantId !== "*") filter("plant_id = ?", plantId.toLowerCase());
         // The caller's own scope always applies, whatever the filter asks for.
         const scope = scopeOf(caller);

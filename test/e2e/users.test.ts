@@ -320,6 +320,18 @@ describe("op 42 list users", () => {
     expect(plantOnly.body.every((i) => i.plant_id === plant.A2.id)).toBe(true);
   });
 
+  it("reads * as every site and every plant, within the caller's own scope", async () => {
+    // A support analyst must name both, and reaches every site: `*` is how it asks for all of them.
+    const all = await t.http<Item[]>("GET", "/_config/users/_list?site_id=*&plant_id=*", { auth: login(u.support) });
+    expect(all.status).toBe(200);
+    const sites = new Set(all.body.map((i) => i.site_id));
+    expect(sites.has(site.A.id) && sites.has(site.B.id)).toBe(true);
+    // A site-admin asking for every site still sees only its own.
+    const mine = await t.http<Item[]>("GET", "/_config/users/_list?site_id=*&plant_id=*", { auth: login(u.siteAdminA) });
+    expect(mine.body.length).toBeGreaterThan(0);
+    expect(mine.body.every((i) => i.site_id === site.A.id)).toBe(true);
+  });
+
   it("limits a plant-admin to its own plant, whatever it asks for", async () => {
     const res = await t.http<Item[]>("GET", `/_config/users/_list?site_id=${site.A.id}&plant_id=*`, { auth: login(u.plantAdminA1) });
     expect(res.status).toBe(200);
