@@ -43,6 +43,7 @@ import {
   type WatcherRow,
   type WatcherView,
 } from "./watchers";
+import { PAGE_PARAMS, setTotal } from "../../lib/paging";
 
 interface Meta {
   user?: Principal;
@@ -83,10 +84,7 @@ interface Methods {
 }
 
 const text = { type: "string", max: MAX_TEXT } as const;
-const page = {
-  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
-  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
-} as const;
+const page = PAGE_PARAMS;
 const range = { from: { ...text, optional: true }, to: { ...text, optional: true } } as const;
 const lists = { unknown: MSG.excessInputs } as const;
 const NOTE_MAX = 4000;
@@ -239,7 +237,7 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
       async handler(ctx: Ctx<{ function_id: string; is_hidden?: number; limit?: number; offset?: number }>) {
         await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
         const { rows, total } = await repo.listWatchers(this.db, { ...ctx.params, is_hidden: ctx.params.is_hidden ?? 0 });
-        ctx.meta.$responseHeaders = { "X-Total-Count": String(total) };
+        setTotal(ctx, total);
         return this.views(ctx, rows);
       },
     },
@@ -288,7 +286,7 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
         await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist);
         const r = this.range(p);
         const { rows, total } = await repo.listAlerts(this.db, { ...p, ...r, scope: this.scope(ctx) });
-        ctx.meta.$responseHeaders = { "X-Total-Count": String(total) };
+        setTotal(ctx, total);
         const now = Date.now();
         return rows.map((row) => alertView(row, now));
       },

@@ -44,6 +44,7 @@ import {
   type UserContact,
   type UserRow,
 } from "./users";
+import { PAGE_PARAMS, setTotal } from "../../lib/paging";
 
 export { principalOf } from "./users";
 export type { CredentialsChanged, UserContact, UserEvent } from "./users";
@@ -302,8 +303,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
       params: {
         site_id: optionalText,
         plant_id: optionalText,
-        limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, convert: true },
-        offset: { type: "number", integer: true, min: 0, optional: true, convert: true },
+        ...PAGE_PARAMS,
         $$messages: { unknown: MSG.excessInputs },
       },
       async handler(ctx: Context<ListParams, Meta>) {
@@ -335,7 +335,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
           [...args, ...page],
         );
         const names = await this.namesFor(ctx, rows);
-        ctx.meta.$responseHeaders = { "X-Total-Count": String(total) };
+        setTotal(ctx, total);
         return rows.map((row) => listItem(row, names(row)));
       },
     },

@@ -43,8 +43,9 @@ import {
   spectrumView,
 } from "./views";
 import { parseIsoDate } from "../../lib/time";
+import { PAGE_PARAMS, pageOf } from "../../lib/paging";
 
-type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
+type Meta = { user: Principal };
 
 /** A vibration capture as the pipelines publish it (`waveforms` stream). */
 export interface Waveform {
@@ -87,17 +88,6 @@ const fftQuery = {
   timestamp: { type: "number", integer: true, convert: true },
 } as const;
 const excess = { unknown: MSG.excessInputs } as const;
-/** The contract's optional paging of every list operation (72, 74); the total goes in X-Total-Count. */
-const page = {
-  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
-  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
-} as const;
-
-function pageOf<T>(ctx: Context<{ limit?: number; offset?: number }, Meta>, items: T[]): T[] {
-  ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, "X-Total-Count": String(items.length) };
-  const offset = ctx.params.offset ?? 0;
-  return items.slice(offset, ctx.params.limit === undefined ? undefined : offset + ctx.params.limit);
-}
 
 /**
  * The durable group "cm" on both streams. Handlers are idempotent (a capture is stored once, a
@@ -237,7 +227,7 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
         asset_id: text,
         from: { ...text, optional: true },
         to: { ...text, optional: true },
-        ...page,
+        ...PAGE_PARAMS,
         $$messages: excess,
       },
       async handler(ctx: Context<{ asset_id: string; from?: string; to?: string; limit?: number; offset?: number }, Meta>) {
@@ -251,7 +241,7 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
         }
         const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
         if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-        const monitors = pageOf(ctx, [...(await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }))).values()]);
+        const monitors = pageOf(ctx, [...(await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }))).values()], ctx.params);
         const latest = await repo.latestOfMonitors(this.db, monitors.map((m) => m.monitor_id));
         return monitors.map((m) => monitorColorsView(m, latest, window));
       },
@@ -269,11 +259,11 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
 
     /** Op 74. */
     "assets.list": {
-      params: { function_id: text, ...page, $$messages: excess },
+      params: { function_id: text, ...PAGE_PARAMS, $$messages: excess },
       async handler(ctx: Context<{ function_id: string; limit?: number; offset?: number }, Meta>) {
         const fn = await visibleFunction(ctx, ctx.meta.user, ctx.params.function_id);
         if (!fn) throw new DomainError(400, MSG.invalidFunctionId);
-        const assets = pageOf(ctx, await listAssets(ctx, fn.function_id));
+        const assets = pageOf(ctx, await listAssets(ctx, fn.function_id), ctx.params);
         return Promise.all(assets.map((a) => this.assetObject(ctx, a)));
       },
     },

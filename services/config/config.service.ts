@@ -23,6 +23,7 @@ import * as monitors from "./monitors";
 import * as plants from "./plants";
 import { NUMERIC_TEXT } from "./rules";
 import * as sites from "./sites";
+import { PAGE_PARAMS, setTotal } from "../../lib/paging";
 
 interface ConfigLocals {
   db: DataSource;
@@ -71,10 +72,7 @@ const optText = { ...text, optional: true } as const;
 const name = { type: "string", max: MAX_TEXT, trim: true, empty: false } as const;
 const id = text;
 const optId = optText;
-const page = {
-  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
-  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
-} as const;
+const page = PAGE_PARAMS;
 const list = { unknown: MSG.excessInputs } as const;
 const optNumber = { type: "number", min: 0, optional: true, nullable: true } as const;
 const optAttr = { ...text, optional: true, nullable: true } as const;
@@ -496,10 +494,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
             await this.invalidate();
             await this.broker.emit(`config.${entity}.${change}`, payload);
           },
-          setTotal: (total: number) => {
-            const meta = ctx.meta as { $responseHeaders?: Record<string, string> };
-            meta.$responseHeaders = { ...(meta.$responseHeaders ?? {}), "X-Total-Count": String(total) };
-          },
+          setTotal: (total: number) => setTotal(ctx, total),
           plantActivity: async (plant_id: string): Promise<PlantActivity> => {
             // Until the pipelines service is deployed no plant has pipelines or events.
             if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) {

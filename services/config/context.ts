@@ -9,6 +9,7 @@ import { DomainError } from "../../lib/errors";
 import type { ConfigChange, ConfigEntity, ConfigEvents } from "./events";
 import { MSG } from "./messages";
 import { scopeParams } from "./rules";
+import { slicePage, type Page } from "../../lib/paging";
 
 export interface PlantActivity {
   pipelines: number;
@@ -71,14 +72,10 @@ export function returned<T>(result: unknown): T[] {
   return (result as [T[], number])[0];
 }
 
-export interface Page {
-  limit?: number;
-  offset?: number;
-}
+export type { Page } from "../../lib/paging";
 
 /** The contract's optional paging of lists: the total goes in X-Total-Count, the page in the body. */
 export function paged<T>(c: ConfigContext, rows: T[], page: Page): T[] {
   c.setTotal(rows.length);
-  const offset = page.offset ?? 0;
-  return page.limit === undefined && offset === 0 ? rows : rows.slice(offset, offset + (page.limit ?? rows.length));
+  return slicePage(rows, page);
 }

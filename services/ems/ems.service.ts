@@ -30,8 +30,9 @@ import { migrations } from "./migrations";
 import * as repo from "./repo";
 import { quarterOf, type Reading } from "./rollup";
 import { bucketStarts, formatLocal, INTERVALS, isTimeZone, nextBucket, parseIsoDate } from "./time";
+import { PAGE_PARAMS, pageOf } from "../../lib/paging";
 
-type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
+type Meta = { user: Principal };
 
 /** Most trend buckets one answer holds (hourly over about 11 years). */
 export const MAX_TREND_BUCKETS = 100_000;
@@ -51,11 +52,6 @@ interface Range {
 }
 
 const optionalText = { type: "string", max: MAX_TEXT, optional: true } as const;
-/** The contract's optional paging of every list operation (76); the total goes in X-Total-Count. */
-const page = {
-  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
-  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
-} as const;
 
 /** `from` and `to` present and ISO 8601, `from` before `to`. */
 function rangeOf(params: { from?: string; to?: string }): Range {
@@ -152,13 +148,13 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
         from: optionalText,
         to: optionalText,
         label: optionalText,
-        ...page,
+        ...PAGE_PARAMS,
         $$messages: { unknown: MSG.excessInputs },
       },
       async handler(
         ctx: Context<{ function_id?: string; from?: string; to?: string; label?: string; limit?: number; offset?: number }, Meta>,
       ) {
-        const { function_id: id, label, limit, offset = 0 } = ctx.params;
+        const { function_id: id, label } = ctx.params;
         if (!id) throw new DomainError(400, MSG.functionOrAssetNotGiven);
         if (!label) throw new DomainError(400, MSG.insufficientInputs);
         if (label !== "function" && label !== "asset") throw new DomainError(400, MSG.invalidInput("label"));
@@ -178,8 +174,7 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
         }
         const own = new Set(monitors.map((m) => m.monitor_id));
         const metrics = (await this.groupMetrics([...peers.values()], range)).filter((m) => own.has(m.monitor_id));
-        ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, "X-Total-Count": String(metrics.length) };
-        return metrics.slice(offset, limit === undefined ? undefined : offset + limit);
+        return pageOf(ctx, metrics, ctx.params);
       },
     },
 

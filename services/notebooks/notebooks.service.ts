@@ -22,6 +22,7 @@ import { RunQueue } from "./queue";
 import * as repo from "./repo";
 import { DEFAULT_TIME, parsePeriod, parseTime, parseUntil } from "./schedule";
 import { schedulerTick } from "./scheduler";
+import { PAGE_PARAMS, setTotal } from "../../lib/paging";
 
 type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
 
@@ -180,13 +181,12 @@ const NotebooksService: ServiceSchema<ServiceSettingSchema, NotebooksMethods, No
     /** Op 62: every notebook the caller sees, oldest first. */
     all: {
       params: {
-        limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
-        offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
+        ...PAGE_PARAMS,
         $$messages: listMessages,
       },
       async handler(ctx: Context<{ limit?: number; offset?: number }, Meta>) {
         const { rows, total } = await repo.listVisible(this.db, ctx.meta.user, ctx.params);
-        ctx.meta.$responseHeaders = { "X-Total-Count": String(total) };
+        setTotal(ctx, total);
         const now = Date.now();
         return rows.map((row) => repo.notebookView(row, now));
       },

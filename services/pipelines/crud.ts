@@ -29,6 +29,7 @@ import {
 } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
 import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "./streams";
+import { pageOf } from "../../lib/paging";
 
 /** The spec's texts differ by kind: "Pipeline" for third-party, "Gateway" for edge-server. */
 const TEXTS = {
@@ -339,9 +340,7 @@ function filterOf(p: ListInput): repo.ListFilter | null {
 export async function listPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
   const filter = filterOf(ctx.params);
   const rows = filter ? await repo.listPipelines(env.db, filter, scopeIds(scopeOf(ctx.meta.user))) : [];
-  ctx.meta.$responseHeaders = { "X-Total-Count": String(rows.length) };
-  const offset = ctx.params.offset ?? 0;
-  const page = rows.slice(offset, ctx.params.limit === undefined ? undefined : offset + ctx.params.limit);
+  const page = pageOf(ctx, rows, ctx.params);
   const names = await namesOf(ctx, page);
   const actions = await repo.lastActions(env.db, page.map((r) => r.pipeline_id));
   const latest = config().latestGatewayFirmware;

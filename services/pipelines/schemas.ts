@@ -7,6 +7,7 @@
 import type { ValidationSchema } from "fastest-validator";
 import { compileParams, MAX_TEXT, type Checker, type InputMessages } from "../../lib/validation";
 import { MSG } from "./messages";
+import { PAGE_PARAMS } from "../../lib/paging";
 
 export const DATA_TYPES = ["Condition", "Process", "Energy", "Production", "Others"] as const;
 // The spec spells the edge source both ways.
@@ -62,10 +63,7 @@ const registrationItem = {
 };
 
 const list = (max = 1000) => ({ type: "array", max, items: "object" }) as const;
-const page = {
-  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
-  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
-} as const;
+const page = PAGE_PARAMS;
 
 // ---------------------------------------------------------------- action params
 
