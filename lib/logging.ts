@@ -12,10 +12,14 @@ export const currentRequestId = (): string | undefined => store.getStore();
 
 type Handler = (ctx: Context) => unknown;
 
+/** Runs `fn` with `id` as the request id of its log lines (code outside an action: the gateway's error log). */
+export function withRequestId<T>(id: string | null | undefined, fn: () => T): T {
+  return id ? store.run(id, fn) : fn();
+}
+
 function wrap(handler: Handler): Handler {
-  return function withRequestId(ctx: Context) {
-    const id = ctx.requestID;
-    return id ? store.run(id, () => handler(ctx)) : handler(ctx);
+  return function handleWithRequestId(ctx: Context) {
+    return withRequestId(ctx.requestID, () => handler(ctx));
   };
 }
 

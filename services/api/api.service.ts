@@ -9,6 +9,7 @@ import ApiGateway from "moleculer-web";
 import { hasModule, type Principal } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError } from "../../lib/errors";
+import { withRequestId } from "../../lib/logging";
 import { jsonTextOf } from "../../lib/json-text";
 import type { CredentialsChanged } from "../auth/auth.service";
 import {
@@ -64,6 +65,8 @@ interface ApiLocals {
 const aliases = Object.fromEntries(
   orderedOperations().map(({ method, path, ...rest }) => [`${method} ${path}`, rest]),
 );
+
+type ErrorHandler = (this: unknown, req: GatewayRequest, res: ServerResponse, err: unknown) => void;
 
 const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record<string, unknown>, Record<string, never>, ApiLocals> = {
   name: "api",
@@ -139,6 +142,20 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
   },
 
   methods: {
+    /**
+     * moleculer-web logs every answer from 500 up with its stack. A domain error is an answer a
+     * service chose, the interface's own 500s included (`Something went wrong` for a note on an
+     * unknown alert): a warning without a stack. Faults keep moleculer-web's error log.
+     */
+    errorHandler(req: GatewayRequest, res: ServerResponse, err: unknown) {
+      const domain = err instanceof DomainError || (err as { type?: string } | null)?.type === "DOMAIN_ERROR";
+      if (!domain) return (ApiGateway.methods as { errorHandler: ErrorHandler }).errorHandler.call(this, req, res, err);
+      const { status, message } = toEnvelope(err).error;
+      const requestId = res.getHeader("X-Request-Id");
+      if (status >= 500) withRequestId(typeof requestId === "string" ? requestId : undefined, () => this.logger.warn(`${req.method} ${req.url}: ${status} ${message}`));
+      (this as unknown as { sendError: ErrorHandler }).sendError(req, res, err);
+    },
+
     /** moleculer-web's encoder: a cached list from a service in this process comes with its JSON text already made (lib/json-text.ts). */
     encodeResponse(_req: GatewayRequest, _res: ServerResponse, data: unknown): string {
       return jsonTextOf(data) ?? JSON.stringify(data);
