@@ -310,15 +310,31 @@ export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: 
   });
 }
 
-/** Op 49 and the edge fetch. `mac_ids`, when given, must name the pipeline's MAC address. */
+/**
+ * `mac_ids` as a query can carry a list: repeated (`mac_ids=a&mac_ids=b`), comma-separated, or as
+ * JSON text (`mac_ids=["a","b"]`). Empty names none: as if not given.
+ */
+export function macIdsOf(value: string | string[] | undefined): string[] {
+  const items = Array.isArray(value) ? value : value === undefined ? [] : jsonList(value) ?? value.split(",");
+  return items.map((m) => m.trim().replace(/^"|"$/g, "").toLowerCase()).filter(Boolean);
+}
+
+function jsonList(text: string): string[] | undefined {
+  if (!text.trim().startsWith("[")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.map(String) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Op 49 and the edge fetch. `mac_ids`, when it names any, must name the pipeline's MAC address. */
 export async function getPipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; mac_ids?: string | string[] }>, kind: PipelineKind) {
   const texts = TEXTS[kind];
   const row = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
-  const macs = ctx.params.mac_ids;
-  if (macs !== undefined) {
-    const list = (Array.isArray(macs) ? macs : macs.split(",")).map((m) => m.trim().toLowerCase());
-    if (!list.includes(row.mac_address.toLowerCase())) throw badRequest(texts.invalidId(ctx.params.pipeline_id));
-  }
+  const macs = macIdsOf(ctx.params.mac_ids);
+  if (macs.length && !macs.includes(row.mac_address.toLowerCase())) throw badRequest(texts.invalidId(ctx.params.pipeline_id));
   return guarded(env, texts.fetchFault, async () => fetchView(row, config().latestGatewayFirmware));
 }
 

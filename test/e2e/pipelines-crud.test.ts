@@ -120,6 +120,12 @@ describe("third-party pipelines (ops 46-49)", () => {
     const mac = got.body.settings.mac_address;
     expect((await t.http("GET", `${THIRD}/${id}?mac_ids=${mac}`)).status).toBe(200);
     expect((await t.http("GET", `${THIRD}/${id}?mac_ids=aa:bb`)).body).toEqual(err(400, `Invalid Pipeline ID: ${id}`));
+    // The list forms a query can carry: repeated, comma-separated, JSON text; empty names none.
+    const q = encodeURIComponent;
+    for (const query of [`mac_ids=aa:bb&mac_ids=${mac}`, `mac_ids=aa:bb,${mac}`, `mac_ids=${q(JSON.stringify(["aa:bb", mac]))}`, "mac_ids="]) {
+      expect({ query, status: (await t.http("GET", `${THIRD}/${id}?${query}`)).status }).toEqual({ query, status: 200 });
+    }
+    expect((await t.http("GET", `${THIRD}/${id}?mac_ids=${q('["aa:bb"]')}`)).body).toEqual(err(400, `Invalid Pipeline ID: ${id}`));
   });
 
   it("an edge route does not reach a third-party pipeline, nor the reverse", async () => {
