@@ -318,7 +318,8 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
         if (!m || !Number.isFinite(r.value)) continue;
         const key = `${r.monitor_id}|${r.tag_id}`;
         const seen = newest.get(key);
-        if (!seen || r.ts > seen.ts) newest.set(key, { ...r, asset_id: m.asset_id });
+        // Of two readings with one timestamp, the one sent last stands (a gateway's correction).
+        if (!seen || r.ts >= seen.ts) newest.set(key, { ...r, asset_id: m.asset_id });
       }
       await repo.upsertLatest(this.db, [...newest.values()]);
       const assets = new Set([...newest.values()].map((v) => v.asset_id).filter((a): a is string => !!a));

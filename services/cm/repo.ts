@@ -93,7 +93,7 @@ export async function upsertLatest(db: Db, values: LatestValue[]): Promise<void>
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[], $5::uuid[])
      ON CONFLICT (monitor_id, tag_id) DO UPDATE
        SET ts = excluded.ts, value = excluded.value, asset_id = excluded.asset_id
-       WHERE excluded.ts > latest_values.ts`,
+       WHERE excluded.ts >= latest_values.ts`,
     [
       values.map((v) => v.monitor_id),
       values.map((v) => v.tag_id),

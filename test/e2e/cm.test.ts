@@ -221,6 +221,15 @@ describe("latest values, colours, status and events (ops 71-74)", () => {
     expect(m.body).toEqual({ timestamp: TS, velocity_rms: 1.5, temperature: 41 });
   });
 
+  it("takes the reading sent last when two carry the same timestamp, in one batch or in two", async () => {
+    await readings({ temp: 43 }, TS);
+    expect((await t.http<Record<string, number>>("GET", `/_cm/monitors/${ids.monitor}`)).body.temperature).toBe(43);
+    await t.node.broker.call("cm.ingest.readings", {
+      readings: [44, 41].map((value) => ({ monitor_id: ids.monitor, tag_id: "temp", ts: TS, value })),
+    });
+    expect((await t.http<Record<string, number>>("GET", `/_cm/monitors/${ids.monitor}`)).body.temperature).toBe(41);
+  });
+
   it.each([
     [1.99, "green", ""],
     [2, "yellow", ""],
