@@ -169,7 +169,8 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
           {
             id: newId(),
             name: "Bearing too hot",
-            minimum_duration: "10s",
+            // One reading past the threshold fires it, so the printed curl shows an alert and its email at once.
+            minimum_duration: "0s",
             severity: 1,
             trigger_relation: "AND",
             condition: [{ comparison: ">=", monitor_id: ids["monitor:process"], tag_id: process[0]!.tag_id, threshold: "80" }],
@@ -193,7 +194,7 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
       "",
       "Feed it from the gateway simulator (from the project's folder; it streams once the pipeline is started: pipeline-start <pipelineId>):",
       `  npm run simulate -- --url ${apiUrl} --pipeline ${pipeline.id} --key ${pipeline.ingest_key}`,
-      "Or send one reading as the gateway would (the watcher fires once the bearing temperature stays >= 80 for 10 s):",
+      "Or send one reading as the gateway would (the watcher fires on a bearing temperature of 80 or more):",
       `  curl -X POST ${apiUrl}/_ingest/pipelines/${pipeline.id}/readings -H 'Authorization: Bearer ${pipeline.ingest_key}' -H 'Content-Type: application/json' -d '${reading}'`,
       "Tags (monitor_id:tag_id) of the pipeline:",
       ...mapped.map(({ t, monitor }) => `  ${t.tag_name.padEnd(12)} ${ids[monitor]}:${t.tag_id}`),

@@ -77,6 +77,14 @@ describe("REPL commands", () => {
     const curl = /^ {2}(curl .*)$/m.exec(out)![1]!;
     const { stdout } = await promisify(execFile)("sh", ["-c", curl]);
     expect(JSON.parse(stdout)).toEqual({ accepted: 1, rejected: [] });
+    // ... and that one reading opens the demo watcher's alert, emailed to the bootstrap admin.
+    const fn = /^\+ function:pumping: (\S+)$/m.exec(out)![1]!;
+    const alerts = await eventually(
+      async () => (await t.http<{ trigger_name: string; state: string }[]>("GET", `/_alerting/alerts/_list?function_id=${fn}&is_hidden=0`)).body,
+      (a) => a.length === 1,
+    );
+    expect(alerts[0]).toMatchObject({ trigger_name: "Bearing too hot", state: "active" });
+    await smtp.waitFor(1, { to: ADMIN.username });
   });
 
   it("pipeline-start queues a start, and pipeline-show shows it with the heartbeats", async () => {
