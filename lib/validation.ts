@@ -62,15 +62,31 @@ export type Checker = (params: unknown) => true | string;
  * jsonb cannot store: every action's params are refused as invalid input when they hold one
  * (ParamsMiddleware), rather than failing with a 500 at the database.
  */
-export function nulPath(value: unknown, path = ""): string | undefined {
-  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
+export function nulPath(value: unknown): string | undefined {
+  const at = nulAt(value);
+  return at === undefined ? undefined : at.reduce<string>((path, key) => (typeof key === "number" ? `${path}[${key}]` : path ? `${path}.${key}` : key), "");
+}
+
+/**
+ * The keys down to the first U+0000, innermost last; built only on the way back from a find, so
+ * that a capture's 65,536 samples cost a type check each (this runs on every action's params).
+ */
+function nulAt(value: unknown): (string | number)[] | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? [] : undefined;
   if (value === null || typeof value !== "object") return undefined;
-  const isArray = Array.isArray(value);
-  for (const [key, item] of Object.entries(value)) {
-    const at = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-    if (key.includes("\u0000")) return at;
-    const found = nulPath(item, at);
-    if (found !== undefined) return found;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item !== "string" && (item === null || typeof item !== "object")) continue;
+      const found = nulAt(item);
+      if (found !== undefined) return [i, ...found];
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    if (key.includes("\u0000")) return [key];
+    const found = nulAt((value as Record<string, unknown>)[key]);
+    if (found !== undefined) return [key, ...found];
   }
   return undefined;
 }
