@@ -145,12 +145,16 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     /**
      * moleculer-web logs every answer from 500 up with its stack. A domain error is an answer a
      * service chose, the interface's own 500s included (`Something went wrong` for a note on an
-     * unknown alert): a warning without a stack. Faults keep moleculer-web's error log.
+     * unknown alert), and a 503 or 504 is a service away or slow (a restart, a failover), which
+     * the envelope names: a warning line each, without a stack. Faults (500 `Internal error`) keep
+     * moleculer-web's error log.
      */
     errorHandler(req: GatewayRequest, res: ServerResponse, err: unknown) {
       const domain = err instanceof DomainError || (err as { type?: string } | null)?.type === "DOMAIN_ERROR";
-      if (!domain) return (ApiGateway.methods as { errorHandler: ErrorHandler }).errorHandler.call(this, req, res, err);
       const { status, message } = toEnvelope(err).error;
+      if (!domain && status !== 503 && status !== 504) {
+        return (ApiGateway.methods as { errorHandler: ErrorHandler }).errorHandler.call(this, req, res, err);
+      }
       const requestId = res.getHeader("X-Request-Id");
       if (status >= 500) withRequestId(typeof requestId === "string" ? requestId : undefined, () => this.logger.warn(`${req.method} ${req.url}: ${status} ${message}`));
       (this as unknown as { sendError: ErrorHandler }).sendError(req, res, err);
