@@ -29,7 +29,16 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
       : { type: "Memory", options: { ttl: 300, clone: jsonClone } },
     requestTimeout: cfg.requestTimeoutMs,
     retryPolicy: { enabled: false },
-    circuitBreaker: { enabled: true, threshold: 0.5, minRequestCount: 20, windowTime: 60, halfOpenTime: 10000 },
+    circuitBreaker: {
+      enabled: true,
+      threshold: 0.5,
+      minRequestCount: 20,
+      windowTime: 60,
+      halfOpenTime: 10000,
+      // Faults open the breaker; a domain answer does not, though some are 500s the interface names
+      // (`Something went wrong` for a note on an unknown alert): they would lock out valid calls.
+      check: (err: Error & { code?: number; type?: string }) => (err.code ?? 500) >= 500 && err.type !== "DOMAIN_ERROR",
+    },
     registry: { strategy: "RoundRobin", preferLocal: true },
     validator: false,
     middlewares: [RequestIdMiddleware, ParamsMiddleware],
