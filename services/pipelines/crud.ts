@@ -347,9 +347,12 @@ interface ListInput {
 }
 
 function filterOf(p: ListInput): repo.ListFilter | null {
-  if (!p.plant_id && !p.function_id) throw badRequest("Insufficient inputs");
-  if ((p.plant_id && !isId(p.plant_id)) || (p.function_id && !isId(p.function_id))) return null;
-  return { plant_id: p.plant_id ?? null, function_id: p.function_id ?? null };
+  // An empty value (`?function_id=&plant_id=…`) is a filter not given.
+  const plant_id = p.plant_id || null;
+  const function_id = p.function_id || null;
+  if (!plant_id && !function_id) throw badRequest("Insufficient inputs");
+  if ((plant_id && !isId(plant_id)) || (function_id && !isId(function_id))) return null;
+  return { plant_id, function_id };
 }
 
 /** Op 54, with the names from config and the last actions of each pipeline. */

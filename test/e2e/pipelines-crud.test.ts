@@ -348,6 +348,11 @@ describe("list and count (ops 54, 55)", () => {
     expect((await t.http("GET", "/_config/pipelines/_list")).body).toEqual(err(400, "Insufficient inputs"));
     expect((await t.http("GET", `/_config/pipelines/_list?plant_id=${h.plant}&colour=red`)).body).toEqual(err(400, "Excess inputs"));
     expect((await t.http("GET", `/_config/pipelines/_list?plant_id=${MISSING}`)).body).toEqual([]);
+    // An empty filter beside a given one is not given (it reached SQL as "" and answered 500).
+    const byPlant = await t.http<unknown[]>("GET", `/_config/pipelines/_list?plant_id=${h.plant}`);
+    expect((await t.http("GET", `/_config/pipelines/_list?function_id=&plant_id=${h.plant}`)).body).toEqual(byPlant.body);
+    expect((await t.http("GET", `/_config/pipelines/_count?plant_id=&function_id=${h.fn2}&status=stop`)).status).toBe(200);
+    expect((await t.http("GET", "/_config/pipelines/_list?function_id=&plant_id=")).body).toEqual(err(400, "Insufficient inputs"));
   });
 
   it("counts with the status filter: start, stop or one exact status", async () => {
