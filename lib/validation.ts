@@ -25,6 +25,12 @@ const fv = new Validator({ useNewCustomCheckerFunction: true });
 /** Strings from outside are bounded; a 100 KB name is bad input, not data. */
 export const MAX_TEXT = 255;
 
+/**
+ * An instant in epoch ms from outside: an integer up to the last one a JS Date holds, so that
+ * PostgreSQL's bigint and `toISOString` take it (1e308 is an "integer" to JavaScript).
+ */
+export const EPOCH_MS = { type: "number", integer: true, min: 0, max: 8_640_000_000_000_000 } as const;
+
 /** The message of an invalid value of `field`: the operation's own, else `Invalid input: <field>`. */
 export function invalidInput(messages: InputMessages | undefined, field: string): string {
   return pick(messages?.invalid, field);

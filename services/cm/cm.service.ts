@@ -9,7 +9,7 @@ import type { DataSource } from "typeorm";
 import type { Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { MAX_TEXT } from "../../lib/validation";
+import { EPOCH_MS, MAX_TEXT } from "../../lib/validation";
 import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
@@ -85,7 +85,7 @@ const fftQuery = {
   monitor_id: text,
   tag: text,
   axis: { type: "enum", values: ["x", "y", "z"] },
-  timestamp: { type: "number", integer: true, convert: true },
+  timestamp: { ...EPOCH_MS, convert: true },
 } as const;
 const excess = { unknown: MSG.excessInputs } as const;
 

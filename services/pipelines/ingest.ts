@@ -112,6 +112,8 @@ export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>)
   const pipeline = await authenticate(env, ctx);
   const p = ctx.params;
   if (!isId(p.monitor_id)) throw badRequest(MSG.invalidInput("monitor_id"));
+  // The bound readings have: a capture from a clock far ahead would stand as the latest for good.
+  if (p.ts > Date.now() + FUTURE_SLACK_MS) throw badRequest(MSG.waveformInFuture);
   const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
   const monitor_id = p.monitor_id.toLowerCase();
   if (!mapping.has(monitor_id)) throw badRequest(MSG.monitorNotMapped);
@@ -142,6 +144,7 @@ export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>)
 
 export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {
   const pipeline = await authenticate(env, ctx);
+  if (ctx.params.ts > Date.now() + FUTURE_SLACK_MS) throw badRequest(MSG.heartbeatInFuture);
   await repo.recordHeartbeat(env.db, pipeline.pipeline_id, ctx.params.component, ctx.params.ts);
   return MSG.heartbeatRecorded;
 }

@@ -47,5 +47,7 @@ export const MSG = {
   tagNotMapped: "Tag not mapped to this monitor",
   readingTooOld: "Reading older than the site's retention period",
   readingInFuture: "Reading time is in the future",
+  waveformInFuture: "Waveform time is in the future",
+  heartbeatInFuture: "Heartbeat time is in the future",
   tooManyReadings: "Too many readings: at most 10000 a request",
 } as const;

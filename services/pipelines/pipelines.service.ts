@@ -7,7 +7,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import { config } from "../../lib/config";
-import { MAX_TEXT } from "../../lib/validation";
+import { EPOCH_MS, MAX_TEXT } from "../../lib/validation";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamClient } from "../../mixins/stream.mixin";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
@@ -170,7 +170,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
         monitor_id: text,
         tag: text,
         axis: { type: "enum", values: ["x", "y", "z"] },
-        ts: { type: "number", integer: true, min: 0 },
+        ts: EPOCH_MS,
         sample_rate_hz: { type: "number", positive: true, max: 10_000_000 },
         samples: { type: "array", min: 1, max: MAX_SAMPLES, items: { type: "number", finite: true } },
       },
@@ -179,7 +179,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       },
     },
     "ingest.heartbeat": {
-      params: { ...id, component: { type: "enum", values: [...COMPONENTS] }, ts: { type: "number", integer: true, min: 0 } },
+      params: { ...id, component: { type: "enum", values: [...COMPONENTS] }, ts: EPOCH_MS },
       handler(ctx: Ctx<{ pipeline_id: string; component: (typeof COMPONENTS)[number]; ts: number }>) {
         return ingest.heartbeat(this.env, ctx);
       },

@@ -144,6 +144,11 @@ describe("FFT (ops 67, 69, 70)", () => {
     expect(axis.body).toEqual(err(400, "Invalid input: axis"));
     const ts = await t.http("GET", `/_cm/fft/_peaks?monitor_id=${ids.monitor}&tag=vibration&axis=x&timestamp=yesterday`);
     expect(ts.body).toEqual(err(400, "Invalid input: timestamp"));
+    // An "integer" PostgreSQL's bigint cannot hold (it answered 500).
+    for (const op of ["_peaks", "_spectrum"]) {
+      const huge = await t.http("GET", `/_cm/fft/${op}?monitor_id=${ids.monitor}&tag=vibration&axis=x&timestamp=1e308`);
+      expect(huge.body).toEqual(err(400, "Invalid input: timestamp"));
+    }
     const noId = await t.http("GET", `/_cm/fft/_timestamps`);
     expect(noId.body).toEqual(err(400, "Insufficient inputs"));
   });

@@ -155,6 +155,18 @@ describe("waveforms and heartbeats", () => {
       samples,
     });
     expect(axis.body).toEqual(err(400, "Invalid input: axis"));
+    // Times beyond what PostgreSQL's bigint or a JS Date holds are bad input, and so is a clock a day ahead.
+    const at = (ts: number) =>
+      ingest(t, "POST", `/_ingest/pipelines/${gw.id}/waveforms`, gw.ingest_key, { monitor_id: h.fan.id, tag: "vibration", axis: "x", ts, sample_rate_hz: 1024, samples });
+    expect((await at(1e308)).body).toEqual(err(400, "Invalid input: ts"));
+    expect((await at(1e17)).body).toEqual(err(400, "Invalid input: ts"));
+    expect((await at(Date.now() + 2 * 86_400_000)).body).toEqual(err(400, "Waveform time is in the future"));
+  });
+
+  it("refuses a heartbeat time no clock could give", async () => {
+    const beat = (ts: number) => ingest(t, "POST", `/_ingest/pipelines/${gw.id}/heartbeat`, gw.ingest_key, { component: "gateway", ts });
+    expect((await beat(1e20)).body).toEqual(err(400, "Invalid input: ts"));
+    expect((await beat(Date.now() + 2 * 86_400_000)).body).toEqual(err(400, "Heartbeat time is in the future"));
   });
 
   it("records each component's heartbeat and shows them in the list", async () => {
