@@ -3,7 +3,7 @@
  * JSON bodies, and the one place where errors become the `{error: {status, message}}` envelope.
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { hasModule, type Principal } from "../../lib/access";
@@ -14,6 +14,7 @@ import { jsonTextOf } from "../../lib/json-text";
 import type { CredentialsChanged } from "../auth/auth.service";
 import {
   acceptableRequestId,
+  answerClientError,
   hasForbiddenKey,
   hasForbiddenQueryKey,
   parseBasic,
@@ -139,6 +140,8 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     // Read at creation, not at import, so a test can choose the port before starting a broker.
     this.settings.port = config().port;
     this.principals = new PrincipalCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
+    // moleculer-web made its server in its own created(), which runs before this one.
+    (this as unknown as { server?: Server }).server?.on("clientError", answerClientError);
   },
 
   methods: {

@@ -2,7 +2,8 @@
  * The gateway's HTTP edges: reading a JSON body, the error envelope, credentials from headers.
  * Pure functions over node's req/res so they are tested without a broker.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { DomainError, httpStatusOf } from "../../lib/errors";
 
 export interface Envelope {
@@ -121,6 +122,24 @@ export function toEnvelope(err: unknown, faultMessage = "Internal error"): Envel
   if (e?.name === "RateLimitExceeded") return { error: { status: 429, message: "Too many requests" } };
   if (e?.name === "RequestTimeoutError") return { error: { status: 504, message: "Service timed out" } };
   return { error: { status: 500, message: faultMessage } };
+}
+
+/**
+ * Node answers a request it cannot parse (a URL or headers past 16 KB: 431) with a bare status
+ * line; this `clientError` listener sends the envelope instead, then closes the connection.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+  const message = status === 431 ? "Request line or headers too large" : "Invalid request";
+  const body = JSON.stringify({ error: { status, message } } satisfies Envelope);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function sendEnvelope(res: ServerResponse, envelope: Envelope, httpStatus = envelope.error.status): void {

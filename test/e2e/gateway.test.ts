@@ -44,6 +44,14 @@ describe("gateway", () => {
     }
   });
 
+  it("answers a URL too long for the HTTP server with a 431 envelope, not a bare status line", async () => {
+    const res = await fetch(`${t.baseUrl}/_config/sites/_list?x=${"a".repeat(20_000)}`);
+    expect(res.status).toBe(431);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ error: { status: 431, message: "Request line or headers too large" } });
+    expect((await t.http("GET", "/_config/sites/_list")).status).toBe(200);
+  });
+
   it("answers a wrong method on a known path with 405", async () => {
     const res = await t.http("DELETE", "/_config/sites/_list");
     expect(res.status).toBe(405);
