@@ -155,11 +155,13 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     errorHandler(req: GatewayRequest, res: ServerResponse, err: unknown) {
       const domain = err instanceof DomainError || (err as { type?: string } | null)?.type === "DOMAIN_ERROR";
       const { status, message } = toEnvelope(err).error;
+      // Outside the request's action: its log lines are given its id here.
+      const header = res.getHeader("X-Request-Id");
+      const requestId = typeof header === "string" ? header : undefined;
       if (!domain && status !== 503 && status !== 504) {
-        return (ApiGateway.methods as { errorHandler: ErrorHandler }).errorHandler.call(this, req, res, err);
+        return withRequestId(requestId, () => (ApiGateway.methods as { errorHandler: ErrorHandler }).errorHandler.call(this, req, res, err));
       }
-      const requestId = res.getHeader("X-Request-Id");
-      if (status >= 500) withRequestId(typeof requestId === "string" ? requestId : undefined, () => this.logger.warn(`${req.method} ${req.url}: ${status} ${message}`));
+      if (status >= 500) withRequestId(requestId, () => this.logger.warn(`${req.method} ${req.url}: ${status} ${message}`));
       (this as unknown as { sendError: ErrorHandler }).sendError(req, res, err);
     },
 
