@@ -37,7 +37,8 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
       halfOpenTime: 10000,
       // Faults open the breaker; a domain answer does not, though some are 500s the interface names
       // (`Something went wrong` for a note on an unknown alert): they would lock out valid calls.
-      check: (err: Error & { code?: number; type?: string }) => (err.code ?? 500) >= 500 && err.type !== "DOMAIN_ERROR",
+      // Otherwise Moleculer's own test: a numeric code from 500 up.
+      check: (err: Error & { code?: unknown; type?: string }) => typeof err.code === "number" && err.code >= 500 && err.type !== "DOMAIN_ERROR",
     },
     registry: { strategy: "RoundRobin", preferLocal: true },
     validator: false,

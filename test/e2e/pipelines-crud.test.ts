@@ -281,7 +281,12 @@ describe("edge-server pipelines (ops 50-53)", () => {
       () => t.http<{ gateway: Record<string, unknown> }>("GET", `/_config/monitors/${h.pump.id}`),
       (r) => Object.keys(r.body.gateway ?? {}).length === 0,
     );
-    expect((await t.http<{ gateway: Record<string, unknown> }>("GET", `/_config/monitors/${h.fan.id}`)).body.gateway?.pipeline_id).toBe(gw.id);
+    // Its registration is another event, which config may take a moment later.
+    const fan = await eventually(
+      () => t.http<{ gateway: Record<string, unknown> }>("GET", `/_config/monitors/${h.fan.id}`),
+      (r) => r.body.gateway?.pipeline_id === gw.id,
+    );
+    expect(fan.body.gateway?.pipeline_id).toBe(gw.id);
     expect((await t.http("PUT", `${EDGE}/${gw.id}`, { body: { settings: body.settings, tags: body.tags } })).body).toEqual(
       err(400, "Insufficient input: pipeline_name"),
     );

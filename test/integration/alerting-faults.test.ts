@@ -87,7 +87,13 @@ beforeAll(async () => {
     notifyTo: { email: i === 0, sms: i !== 0, whatsapp: false, users: ["oncall-f1@example.com"] },
   }));
   body.triggers.push({ ...base, id: "vib", name: "Vibration window", minimum_duration: "2s", condition: [{ comparison: ">", monitor_id: place.monitor_id, tag_id: "vib", threshold: "7" }], notifyTo: { email: false, sms: true, whatsapp: false, users: ["oncall-f1@example.com"] } });
-  const created = await cluster.http("POST", "/_alerting/watchers", { body });
+  // The second replica may be on the bus before its service has started (a loaded machine): the
+  // balancer can hand it the create, answered 503 with nothing done. A caller tries again.
+  let created = await cluster.http("POST", "/_alerting/watchers", { body });
+  for (let i = 0; created.status === 503 && i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    created = await cluster.http("POST", "/_alerting/watchers", { body });
+  }
   if (created.status !== 200) throw new Error(JSON.stringify(created.body));
   // Both replicas have joined the stream's group once the second one answers on the bus.
   await pollUntil(async () => second.running && (await pg.query(`SELECT 1 FROM alerting.watchers`)).rowCount === 1, 60_000, "the second alerting replica", procs());
