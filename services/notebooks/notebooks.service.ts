@@ -141,26 +141,33 @@ const NotebooksService: ServiceSchema<ServiceSettingSchema, NotebooksMethods, No
         if (notebook_name === undefined || notebook_name === null || notebook_name.trim() === "") throw new DomainError(400, MSG.missingNewName);
         const name = withExtension(notebook_name);
         if (nameProblem(name)) throw new DomainError(400, invalidField("notebook_name"));
-        if (name === row.notebook_name) return MSG.renamed;
-        const now = Date.now();
-        try {
-          await this.db.query(`UPDATE notebooks SET notebook_name = $2, updated_at = $3, updated_by = $4 WHERE notebook_id = $1`, [
+        // One rename of a notebook at a time, on any replica: its row is locked while the row's
+        // name and the file change together, and a refused rename (taken name, file error) rolls
+        // the row back untouched. Read without the lock, two renames undid each other's.
+        await this.db.transaction(async (tx) => {
+          const [current] = (await tx.query(`SELECT notebook_name, owner FROM notebooks WHERE notebook_id = $1 FOR UPDATE`, [
             row.notebook_id,
-            name,
-            now,
-            ctx.meta.user.username,
-          ]);
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new DomainError(404, MSG.renameFileError(DETAIL.nameExists(name)));
-          throw err;
-        }
-        try {
-          await this.files.rename(row.owner, row.notebook_name, name);
-        } catch (err) {
-          await this.db.query(`UPDATE notebooks SET notebook_name = $2 WHERE notebook_id = $1`, [row.notebook_id, row.notebook_name]);
-          const code = (err as NodeJS.ErrnoException).code;
-          throw new DomainError(404, MSG.renameFileError(code === "EEXIST" ? DETAIL.nameExists(name) : fsDetail(err)));
-        }
+          ])) as { notebook_name: string; owner: string }[];
+          if (!current) throw new DomainError(400, MSG.notFound);
+          if (current.notebook_name === name) return;
+          try {
+            await tx.query(`UPDATE notebooks SET notebook_name = $2, updated_at = $3, updated_by = $4 WHERE notebook_id = $1`, [
+              row.notebook_id,
+              name,
+              Date.now(),
+              ctx.meta.user.username,
+            ]);
+          } catch (err) {
+            if (isUniqueViolation(err)) throw new DomainError(404, MSG.renameFileError(DETAIL.nameExists(name)));
+            throw err;
+          }
+          try {
+            await this.files.rename(current.owner, current.notebook_name, name);
+          } catch (err) {
+            const code = (err as NodeJS.ErrnoException).code;
+            throw new DomainError(404, MSG.renameFileError(code === "EEXIST" ? DETAIL.nameExists(name) : fsDetail(err)));
+          }
+        });
         return MSG.renamed;
       },
     },

@@ -270,6 +270,20 @@ describe("rename (op 60)", () => {
     expect(fs.existsSync(onDisk(c.path))).toBe(false);
   });
 
+  it("takes twenty renames of one notebook at once one after another: the row and the file agree after", async () => {
+    const c = await create();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.http("PUT", `/_notebooks/notebooks/${c.notebook_id}`, { ...as(ana), body: { notebook_name: `race-${i}` } })),
+    );
+    expect(answers.every((a) => a.status === 200 && a.body === "Rename Successful")).toBe(true);
+    const nb = await fetchNotebook(c.notebook_id);
+    expect(fs.existsSync(onDisk(nb.attributes.path))).toBe(true);
+    // No other race-* file was left behind, and the notebook still reads.
+    const folder = fs.readdirSync(path.dirname(onDisk(nb.attributes.path))).filter((f) => f.startsWith("race-"));
+    expect(folder).toEqual([nb.notebook_name]);
+    expect((await t.http("GET", `/_notebooks/notebooks/${c.notebook_id}/_content`, as(ana))).status).toBe(200);
+  });
+
   it("refuses a name that exists, a missing name and an unknown notebook", async () => {
     const a = await create();
     const b = await create();
