@@ -401,8 +401,10 @@ export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: s
   for (const id of ids) await visiblePipeline(env, ctx.meta.user, undefined, id, MSG.invalidGatewayId);
   return guarded(env, { status: 500, message: MSG.somethingWentWrong }, async () => {
     const now = Date.now();
+    // Sorted: pipelines are locked in this order, so two requests naming the same ones cannot deadlock.
+    const keys = [...new Set(ids.map((id) => id.toLowerCase()))].sort();
     await env.db.transaction(async (tx) => {
-      for (const id of ids) await repo.queueAction(tx, id.toLowerCase(), newId(), ctx.params.action, statusWhileQueued(ctx.params.action), now);
+      for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, statusWhileQueued(ctx.params.action), now);
     });
     return MSG.actionQueued;
   });

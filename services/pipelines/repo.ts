@@ -194,6 +194,9 @@ export async function queueAction(
   status: PipelineStatus,
   now: number,
 ): Promise<void> {
+  // One queueing per pipeline at a time: without the lock two parallel requests both found no
+  // pending action and the second insert broke the one-pending index (a 500).
+  await tx.query(`SELECT 1 FROM pipelines WHERE pipeline_id = $1 FOR UPDATE`, [pipeline_id]);
   await tx.query(`UPDATE pipeline_actions SET status = 'failed', completed_at = $2 WHERE pipeline_id = $1 AND status = 'in_progress'`, [
     pipeline_id,
     now,

@@ -244,4 +244,15 @@ describe("actions (op 56 and the gateway's side)", () => {
       expect((await t.http("POST", "/_config/pipelines/_action", { body })).body).toEqual(err(400, "Insufficient inputs"));
     }
   });
+
+  it("queues twenty starts and stops sent at once, one after another: one pending action at the end", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: i % 2 ? "stop" : "start" } }),
+      ),
+    );
+    expect(answers.map((a) => a.body)).toEqual(Array(20).fill("Action is being queued"));
+    const pending = await ingest<unknown[]>(t, "GET", `/_ingest/pipelines/${gw.id}/actions`, gw.ingest_key);
+    expect(pending.body).toHaveLength(1);
+  });
 });
