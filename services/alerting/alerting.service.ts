@@ -145,13 +145,13 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
         const rule = checkTriggers(body.triggers, CREATE_TEXTS, hidden === 1);
         if (rule) throw new DomainError(400, rule);
         this.requireWrite(ctx);
-        await this.checkPlacement(ctx, body);
+        const fn = await this.checkPlacement(ctx, body);
         if (await repo.watcherOnGateway(this.db, body.gateway_id, hidden)) throw new DomainError(400, MSG.watcherExistsOnCreate);
         const now = Date.now();
         const row: WatcherRow = {
           watcher_id: newId(),
           watcher_name: body.watcher_name,
-          function_id: body.function_id,
+          function_id: fn.function_id,
           plant_id: body.plant_id,
           site_id: body.site_id,
           gateway_id: body.gateway_id,
@@ -198,13 +198,13 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
         const hidden = Number(current.is_hidden) === 1;
         const rule = checkTriggers(body.triggers, UPDATE_TEXTS, hidden);
         if (rule) throw new DomainError(400, rule);
-        await this.checkPlacement(ctx, body);
+        const fn = await this.checkPlacement(ctx, body);
         const other = await repo.watcherOnGateway(this.db, body.gateway_id, Number(current.is_hidden));
         if (other && other.watcher_id !== current.watcher_id) throw new DomainError(400, MSG.watcherExistsOnUpdate);
         const row: WatcherRow = {
           ...current,
           watcher_name: body.watcher_name,
-          function_id: body.function_id,
+          function_id: fn.function_id,
           plant_id: body.plant_id,
           site_id: body.site_id,
           gateway_id: body.gateway_id,
@@ -235,8 +235,9 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
         $$messages: lists,
       },
       async handler(ctx: Ctx<{ function_id: string; is_hidden?: number; limit?: number; offset?: number }>) {
-        await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
-        const { rows, total } = await repo.listWatchers(this.db, { ...ctx.params, is_hidden: ctx.params.is_hidden ?? 0 });
+        // Queries take config's spelling of the id: a caller's upper-case UUID names the same function.
+        const { function_id } = await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
+        const { rows, total } = await repo.listWatchers(this.db, { ...ctx.params, function_id, is_hidden: ctx.params.is_hidden ?? 0 });
         setTotal(ctx, total);
         return this.views(ctx, rows);
       },
@@ -250,8 +251,8 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
         $$messages: lists,
       },
       async handler(ctx: Ctx<{ function_id: string; is_hidden?: number }>) {
-        await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
-        const { total } = await repo.listWatchers(this.db, { ...ctx.params, is_hidden: ctx.params.is_hidden ?? 0, limit: 0 });
+        const { function_id } = await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
+        const { total } = await repo.listWatchers(this.db, { ...ctx.params, function_id, is_hidden: ctx.params.is_hidden ?? 0, limit: 0 });
         return total;
       },
     },
@@ -260,10 +261,10 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
     "alerts.count": {
       params: { function_id: text, ...range, $$messages: lists },
       async handler(ctx: Ctx<{ function_id: string; from?: string; to?: string }>) {
-        await this.functionInScope(ctx, ctx.params.function_id, MSG.functionDoesNotExist);
+        const { function_id } = await this.functionInScope(ctx, ctx.params.function_id, MSG.functionDoesNotExist);
         const r = this.range(ctx.params);
         const counts = await repo
-          .countAlerts(this.db, { function_id: ctx.params.function_id, ...r, scope: this.scope(ctx) })
+          .countAlerts(this.db, { function_id, ...r, scope: this.scope(ctx) })
           .catch(() => Promise.reject(new DomainError(500, MSG.errorOccurred)));
         const result = { high: 0, medium: 0, low: 0 };
         for (const c of counts) result[severityKey(c.severity)] += c.n;
@@ -283,9 +284,9 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
       },
       async handler(ctx: Ctx<{ function_id: string; asset_id?: string; is_hidden: number; from?: string; to?: string; limit?: number; offset?: number }>) {
         const p = ctx.params;
-        await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist);
+        const { function_id } = await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist);
         const r = this.range(p);
-        const { rows, total } = await repo.listAlerts(this.db, { ...p, ...r, scope: this.scope(ctx) });
+        const { rows, total } = await repo.listAlerts(this.db, { ...p, function_id, asset_id: p.asset_id?.toLowerCase(), ...r, scope: this.scope(ctx) });
         setTotal(ctx, total);
         const now = Date.now();
         return rows.map((row) => alertView(row, now));
@@ -298,11 +299,11 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, Methods, Locals> & { 
       async handler(ctx: Ctx<{ function_id?: string; trigger_id?: string; from?: string; to?: string }>) {
         const p = ctx.params;
         if (p.function_id === undefined && p.trigger_id === undefined) throw new DomainError(400, MSG.insufficientInputs);
-        if (p.function_id !== undefined) await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist);
+        const function_id = p.function_id === undefined ? undefined : (await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist)).function_id;
         const r = this.range(p);
         if (bucketCount(r) > MAX_BUCKETS) throw new DomainError(400, MSG.invalidInput("from"));
         const starts = await repo
-          .alertStarts(this.db, { function_id: p.function_id, trigger_id: p.trigger_id, ...r, scope: this.scope(ctx) })
+          .alertStarts(this.db, { function_id, trigger_id: p.trigger_id, ...r, scope: this.scope(ctx) })
           .catch(() => Promise.reject(new DomainError(500, MSG.errorOccurred)));
         return trendOf(starts, r);
       },

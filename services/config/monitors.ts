@@ -265,11 +265,11 @@ function filterParams(c: ConfigContext, f: MonitorFilter): unknown[] {
     }
   }
   if (f.pipeline_id !== undefined && !isId(f.pipeline_id)) throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
-  return [...c.scopeIds, idOrNothing(f.asset_id), idOrNothing(f.function_id), f.pipeline_id ?? null, registered ?? null, dataType, monitorType];
+  return [...c.scopeIds, idOrNothing(f.asset_id), idOrNothing(f.function_id), f.pipeline_id?.toLowerCase() ?? null, registered ?? null, dataType, monitorType];
 }
 
 const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
-  [scopeKey(c.scope), f.asset_id, f.function_id, f.pipeline_id, f.is_registered?.toLowerCase(), f.data_type?.toLowerCase()]
+  [scopeKey(c.scope), f.asset_id?.toLowerCase(), f.function_id?.toLowerCase(), f.pipeline_id?.toLowerCase(), f.is_registered?.toLowerCase(), f.data_type?.toLowerCase()]
     .map((v) => v ?? "")
     .join(":");
 

@@ -143,6 +143,12 @@ describe("an alert's life from readings", () => {
     expect(rough).toMatchObject({ severity: "Medium", state: "active" });
     expect((rough as unknown as { tag: unknown }).tag).toEqual({ vib: "Vibration" });
     expect(pick(await t.http("GET", `/_alerting/alerts/_count?function_id=${place.function_id}`)).body).toEqual({ high: 1, medium: 1, low: 0 });
+    // A function id in upper case names the same function (it answered zeros and an empty list).
+    const upper = place.function_id.toUpperCase();
+    expect((await t.http("GET", `/_alerting/alerts/_count?function_id=${upper}`)).body).toEqual({ high: 1, medium: 1, low: 0 });
+    expect((await t.http<unknown[]>("GET", `/_alerting/alerts/_list?function_id=${upper}&is_hidden=0`)).body).toEqual(list);
+    const trend = (id: string) => t.http("GET", `/_alerting/alerts/_trend?function_id=${id}`).then((r) => r.body);
+    expect(await trend(upper)).toEqual(await trend(place.function_id));
     await evaluate([vib(T0 + 21_000, 1)]);
     expect((await alerts()).find((a) => a.trigger_id === "t2")?.state).toBe("closed");
   });

@@ -186,6 +186,15 @@ describe("fetch, list and count (ops 4-6)", () => {
       expect(pick(await t.http("GET", `/_alerting/watchers/${op}?function_id=${other.function_id}&color=red`))).toEqual(err(400, "Excess inputs"));
     }
   });
+
+  it("reads a function id written in upper case as the same function, in lists, counts and a create", async () => {
+    const upper = place.function_id.toUpperCase();
+    const id = idFrom((await create(watcherBody(place, randomUUID(), { watcher_name: "Upper", function_id: upper }))).body);
+    const lower = await t.http<{ watcher_id: string }[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}`);
+    expect(lower.body.map((w) => w.watcher_id)).toContain(id);
+    expect((await t.http("GET", `/_alerting/watchers/_list?function_id=${upper}`)).body).toEqual(lower.body);
+    expect((await t.http("GET", `/_alerting/watchers/_count?function_id=${upper}`)).body).toBe(lower.body.length);
+  });
 });
 
 describe("update and delete (ops 2, 3)", () => {

@@ -244,6 +244,10 @@ describe("edge-server pipelines (ops 50-53)", () => {
     );
     expect(monitor.body.gateway).toEqual({ pipeline_id: gw.id, data_source: "Edge IOT Gateway", data_source_subtype: "Modbus RTU", slave_id: 1 });
     expect((await t.http("DELETE", `/_config/monitors/${h.pump.id}`)).body).toEqual(err(400, "Cannot delete Monitor as it is registered to a Pipeline"));
+    // The monitor list by pipeline, its id in either case (upper case answered []).
+    const byPipeline = async (id: string) => (await t.http<{ monitor_id: string }[]>("GET", `/_config/monitors/_list?pipeline_id=${id}`)).body;
+    expect((await byPipeline(gw.id)).map((m) => m.monitor_id)).toEqual([h.pump.id]);
+    expect(await byPipeline(gw.id.toUpperCase())).toEqual(await byPipeline(gw.id));
 
     const clash = await t.http("POST", EDGE, { body: edgeBody(h, [h.fan.id, h.pump.id]) });
     expect(clash.body).toEqual(err(400, "Monitor already registered in another gateway"));
