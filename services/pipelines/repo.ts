@@ -267,11 +267,16 @@ export async function failOverdueActions(db: DataSource, timeoutMs: number, now:
 }
 
 export async function recordHeartbeat(db: Db, pipeline_id: string, component: Component, ts: number): Promise<void> {
-  await db.query(`UPDATE pipelines SET heart_beats = heart_beats || jsonb_build_object($2::text, $3::bigint) WHERE pipeline_id = $1`, [
-    pipeline_id,
-    component,
-    ts,
-  ]);
+  // The latest a component was heard stays the latest: a late or replayed heartbeat does not move it back.
+  await db.query(
+    `UPDATE pipelines SET heart_beats = heart_beats || jsonb_build_object($2::text, $3::bigint)
+      WHERE pipeline_id = $1 AND COALESCE((heart_beats ->> $2::text)::bigint, -1) < $3::bigint`,
+    [
+      pipeline_id,
+      component,
+      ts,
+    ],
+  );
 }
 
 export async function addEvents(tx: EntityManager, pipeline_id: string, n: number, latest: unknown[]): Promise<void> {

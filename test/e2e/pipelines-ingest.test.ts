@@ -179,6 +179,10 @@ describe("waveforms and heartbeats", () => {
     expect(bad.body).toEqual(err(400, "Invalid input: component"));
     const list = await t.http<Record<string, unknown>[]>("GET", `/_config/pipelines/_list?function_id=${h.fn}`);
     expect(list.body.find((p) => p.pipeline_id === gw.id)?.heart_beats).toEqual({ log_parser: null, producer: ts, gateway: ts, stasher: null });
+    // A late or replayed heartbeat does not move "last heard" back.
+    expect((await ingest(t, "POST", `/_ingest/pipelines/${gw.id}/heartbeat`, gw.ingest_key, { component: "gateway", ts: 0 })).body).toBe("Heartbeat recorded");
+    const after = await t.http<Record<string, unknown>[]>("GET", `/_config/pipelines/_list?function_id=${h.fn}`);
+    expect(after.body.find((p) => p.pipeline_id === gw.id)?.heart_beats).toMatchObject({ gateway: ts });
   });
 });
 
