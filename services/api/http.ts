@@ -34,15 +34,18 @@ export function hasForbiddenKey(value: unknown): boolean {
   return false;
 }
 
+/** Names the query parser drops as they stand on every object (`toString=x` would pass unseen). */
+const PARSER_DROPPED = new Set([...FORBIDDEN_KEYS, ...Object.getOwnPropertyNames(Object.prototype)]);
+
 /**
- * Whether the URL's query names a forbidden key (`a[__proto__]=1` included). The query parser
- * drops such keys silently, so they are looked for in the raw URL.
+ * Whether the URL's query names a forbidden key (`a[__proto__]=1`, `toString=x` included). The
+ * query parser drops such keys silently, so they are looked for in the raw URL.
  */
 export function hasForbiddenQueryKey(url: string | undefined): boolean {
   const at = url?.indexOf("?") ?? -1;
   if (!url || at === -1) return false;
   for (const key of new URLSearchParams(url.slice(at + 1)).keys()) {
-    if (key.split(/[[\].]/).some((part) => FORBIDDEN_KEYS.has(part))) return true;
+    if (key.split(/[[\].]/).some((part) => PARSER_DROPPED.has(part))) return true;
   }
   return false;
 }
