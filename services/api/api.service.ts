@@ -141,7 +141,10 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     this.settings.port = config().port;
     this.principals = new PrincipalCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
     // moleculer-web made its server in its own created(), which runs before this one.
-    (this as unknown as { server?: Server }).server?.on("clientError", answerClientError);
+    const server = (this as unknown as { server?: Server }).server;
+    server?.on("clientError", answerClientError);
+    // An `Expect` other than 100-continue: Node's own 417 has no body; this one has the envelope.
+    server?.on("checkExpectation", (_req: IncomingMessage, res: ServerResponse) => sendEnvelope(res, { error: { status: 417, message: "Expectation failed" } }));
   },
 
   methods: {

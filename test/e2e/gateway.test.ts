@@ -1,3 +1,4 @@
+import http from "node:http";
 import { startTestNode, type TestNode } from "../helpers/node";
 
 let t: TestNode;
@@ -50,6 +51,24 @@ describe("gateway", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({ error: { status: 431, message: "Request line or headers too large" } });
     expect((await t.http("GET", "/_config/sites/_list")).status).toBe(200);
+  });
+
+  it("answers an Expect header it cannot meet with a 417 envelope", async () => {
+    const url = new URL(`${t.baseUrl}/_config/sites`);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { expect: "200-ok", "content-type": "application/json" } },
+        (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end("{}");
+    });
+    expect(answer.status).toBe(417);
+    expect(JSON.parse(answer.body)).toEqual({ error: { status: 417, message: "Expectation failed" } });
   });
 
   it("answers a wrong method on a known path with 405", async () => {
