@@ -1,6 +1,6 @@
 /** `npm start` / `npm run start:service`: one node with the services that SERVICES names (all by default). */
 import { readConfig } from "../lib/config";
-import { migrateOnly, startNode } from "../lib/runtime";
+import { migrateOnly, startNode } from "./runtime";
 
 async function main(): Promise<void> {
   const cfg = readConfig();

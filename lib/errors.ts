@@ -5,13 +5,20 @@
 import { Errors } from "moleculer";
 
 export class DomainError extends Errors.MoleculerError {
-  constructor(status: number, message: string) {
-    super(message, status, "DOMAIN_ERROR");
+  /** `field`: the input the error is about, when it is about one (EXTENSIONS.md: the envelope's optional `field`). */
+  constructor(status: number, message: string, field?: string) {
+    super(message, status, "DOMAIN_ERROR", field ? { field } : undefined);
     this.name = "DomainError";
   }
 }
 
-export const badRequest = (message: string): DomainError => new DomainError(400, message);
+/** The input a domain error names, as it crossed the bus (`data.field`). */
+export function fieldOf(err: unknown): string | undefined {
+  const field = (err as { data?: { field?: unknown } } | null)?.data?.field;
+  return typeof field === "string" && field !== "" ? field : undefined;
+}
+
+export const badRequest = (message: string, field?: string): DomainError => new DomainError(400, message, field);
 export const unauthorized = (message: string): DomainError => new DomainError(401, message);
 export const forbidden = (message: string): DomainError => new DomainError(403, message);
 export const notFound = (message: string): DomainError => new DomainError(404, message);

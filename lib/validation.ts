@@ -53,15 +53,26 @@ function fieldName(e: FvError): string {
 
 /** Turns fastest-validator's findings into the one message the operation answers with. */
 export function messageFor(errors: FvError[], messages: InputMessages = {}): string {
-  const missing = errors.find((e) => e.type === "required");
-  if (missing) return pick(messages.insufficient ?? "Insufficient inputs", missing.field ?? "");
-  const unknown = errors.find((e) => e.type === "objectStrict");
-  if (unknown) return pick(messages.unknown ?? messages.invalid, fieldName(unknown));
-  const first = errors[0];
-  return pick(messages.invalid, first ? fieldName(first) : "");
+  return findingOf(errors, messages).message;
 }
 
-export type Checker = (params: unknown) => true | string;
+/** The input at fault and the operation's message for it: a missing one first, then an unknown key, then a wrong value. */
+export function findingOf(errors: FvError[], messages: InputMessages = {}): Finding {
+  const missing = errors.find((e) => e.type === "required");
+  if (missing) return { message: pick(messages.insufficient ?? "Insufficient inputs", missing.field ?? ""), field: missing.field ?? "" };
+  const unknown = errors.find((e) => e.type === "objectStrict");
+  if (unknown) return { message: pick(messages.unknown ?? messages.invalid, fieldName(unknown)), field: fieldName(unknown) };
+  const first = errors[0];
+  const field = first ? fieldName(first) : "";
+  return { message: pick(messages.invalid, field), field };
+}
+
+export interface Finding {
+  message: string;
+  field: string;
+}
+
+export type Checker = (params: unknown) => true | Finding;
 
 /**
  * The path of the first string (value or key) that holds U+0000, which PostgreSQL's text and
@@ -102,7 +113,7 @@ export function compileParams(schema: ValidationSchema, messages?: InputMessages
   return (params: unknown) => {
     const res = check((params ?? {}) as object);
     if (res === true) return true;
-    return messageFor(res as FvError[], messages);
+    return findingOf(res as FvError[], messages);
   };
 }
 
@@ -117,10 +128,10 @@ export const ParamsMiddleware: Middleware = {
     const next = handler as (ctx: Context) => Promise<unknown>;
     return function validateParams(ctx: Context) {
       const res = check(ctx.params);
-      if (res !== true) return Promise.reject(badRequest(res));
+      if (res !== true) return Promise.reject(badRequest(res.message, res.field));
       // Valid by shape, yet PostgreSQL could not store it: bad input, not a fault.
       const nul = nulPath(ctx.params);
-      if (nul !== undefined) return Promise.reject(badRequest(invalidInput($$messages, nul)));
+      if (nul !== undefined) return Promise.reject(badRequest(invalidInput($$messages, nul), nul));
       return next(ctx);
     } as typeof handler;
   },

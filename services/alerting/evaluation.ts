@@ -13,23 +13,31 @@
  *
  * A batch delivered twice, or to two replicas at once, opens each alert exactly once: the state
  * is read and written under the row lock, and the evaluator ignores a reading no newer than the
- * last one its condition took.
+ * last one its condition took. The statements themselves are in repo.ts.
  */
 import { newId } from "../../lib/ids";
-import type { Sql } from "./repo";
-import { holdingConditions, step, type Reading, type TriggerRule, type TriggerState } from "./evaluator";
+import {
+  advanceClocks,
+  batchState,
+  closeTriggerAlert,
+  enqueueNotice,
+  insertAlert,
+  lockTriggers,
+  watchersById,
+  writeTriggerStates,
+  type SeriesClock,
+  type Sql,
+  type Transactional,
+  type TriggerRow,
+} from "./repo";
+import { holdingConditions, step, type Reading, type TriggerState } from "./evaluator";
 import type { TriggerBody, WatcherRow } from "./watchers";
 import { severityName } from "./severity";
 import { isoWithOffset } from "./time";
 import { typeOfData } from "./alerts";
 import type { MonitorSummary } from "./lookups";
 
-export interface Transactional {
-  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
-  query(sql: string, params?: unknown[]): Promise<unknown>;
-  /** The same as `query`, as a named prepared statement: planned once per connection (the hot path's read). */
-  prepared?(name: string, sql: string, params: unknown[]): Promise<unknown[]>;
-}
+export type { SeriesClock, Transactional } from "./repo";
 
 /** What an opening needs to know of the world, asked of other services (cached there). */
 export interface Describer {
@@ -88,16 +96,9 @@ export interface BatchOutcome {
   closed: AlertClosed[];
 }
 
-interface LockedTrigger {
-  watcher_id: string;
-  trigger_id: string;
-  rule: TriggerRule;
-  state: TriggerState;
-}
-
 const seriesKey = (monitor_id: string, tag_id: string): string => `${monitor_id}\u0000${tag_id}`;
 
-function readingsOf(t: LockedTrigger, bySeries: Map<string, Reading[]>): Reading[] {
+function readingsOf(t: TriggerRow, bySeries: Map<string, Reading[]>): Reading[] {
   return [...new Set(t.rule.conditions.map((c) => seriesKey(c.monitor_id, c.tag_id)))].flatMap((k) => bySeries.get(k) ?? []);
 }
 
@@ -109,7 +110,7 @@ const essence = (s: TriggerState): string => JSON.stringify([s.conditions.map((c
  * when the state changed in what it must keep; otherwise the state is not written (the series
  * clocks still move, so a late reading is recognised as late all the same).
  */
-function run(t: LockedTrigger, bySeries: Map<string, Reading[]>) {
+function run(t: TriggerRow, bySeries: Map<string, Reading[]>) {
   let state = t.state;
   const openings: { start: number; state: TriggerState }[] = [];
   const closings: number[] = [];
@@ -125,24 +126,8 @@ function run(t: LockedTrigger, bySeries: Map<string, Reading[]>) {
 }
 
 /** The newest timestamp of each series of a batch. */
-export interface SeriesClock {
-  monitor_id: string;
-  tag_id: string;
-  ts: number;
-}
-
 function newestOf(bySeries: Map<string, Reading[]>): SeriesClock[] {
   return [...bySeries.values()].map((l) => ({ monitor_id: l[0].monitor_id, tag_id: l[0].tag_id, ts: Math.max(...l.map((r) => r.ts)) }));
-}
-
-/** Moves series clocks forward (never back), in the given transaction. */
-export async function advanceClocks(q: Sql, clocks: SeriesClock[]): Promise<void> {
-  if (clocks.length === 0) return;
-  await q.query(
-    `INSERT INTO series_clock (monitor_id, tag_id, ts) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-     ON CONFLICT (monitor_id, tag_id) DO UPDATE SET ts = GREATEST(series_clock.ts, EXCLUDED.ts)`,
-    [clocks.map((n) => n.monitor_id), clocks.map((n) => n.tag_id), clocks.map((n) => n.ts)],
-  );
 }
 
 /**
@@ -171,25 +156,10 @@ export async function evaluateBatch(
   const monitors = [...bySeries.values()].map((l) => l[0].monitor_id);
   const tags = [...bySeries.values()].map((l) => l[0].tag_id);
   // One round trip: the series' clocks and the triggers they concern, with rule and state.
-  const read = (sql: string, params: unknown[]) => (db.prepared ? db.prepared("alerting_batch_read", sql, params) : db.query(sql, params));
-  const rows = (await read(
-    `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(monitor_id, tag_id))
-     SELECT c.monitor_id, c.tag_id, c.ts, NULL::uuid AS watcher_id, NULL::text AS trigger_id, NULL::jsonb AS rule, NULL::jsonb AS state
-       FROM series_clock c JOIN s USING (monitor_id, tag_id)
-     UNION ALL
-     SELECT NULL, NULL, NULL, t.watcher_id, t.trigger_id, t.rule, t.state
-       FROM triggers t
-      WHERE (t.watcher_id, t.trigger_id) IN (SELECT x.watcher_id, x.trigger_id FROM trigger_series x JOIN s USING (monitor_id, tag_id))`,
-    [monitors, tags],
-  )) as (LockedTrigger & { monitor_id: string | null; tag_id: string | null; ts: string | null })[];
-  const seen: LockedTrigger[] = [];
-  for (const r of rows) {
-    if (r.watcher_id) {
-      seen.push({ watcher_id: r.watcher_id, trigger_id: r.trigger_id, rule: r.rule, state: r.state });
-      continue;
-    }
-    const key = seriesKey(r.monitor_id ?? "", r.tag_id ?? "");
-    const fresh = (bySeries.get(key) ?? []).filter((x) => x.ts > Number(r.ts));
+  const { clocks: known, triggers: seen } = await batchState(db, monitors, tags);
+  for (const c of known) {
+    const key = seriesKey(c.monitor_id, c.tag_id);
+    const fresh = (bySeries.get(key) ?? []).filter((x) => x.ts > c.ts);
     if (fresh.length) bySeries.set(key, fresh);
     else bySeries.delete(key);
   }
@@ -207,16 +177,11 @@ export async function evaluateBatch(
   return db.transaction(async (tx) => {
     // Slow path: the triggers whose state would change, locked in key order (replicas never
     // deadlock) and evaluated again from the state as it now stands.
-    const locked = (await tx.query(
-      `SELECT watcher_id, trigger_id, rule, state FROM triggers
-        WHERE (watcher_id, trigger_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
-        ORDER BY watcher_id, trigger_id FOR UPDATE`,
-      [significant.map((c) => c.watcher_id), significant.map((c) => c.trigger_id)],
-    )) as LockedTrigger[];
+    const locked = await lockTriggers(tx, significant);
 
-    const changed: LockedTrigger[] = [];
-    const openings: { t: LockedTrigger; start: number; state: TriggerState }[] = [];
-    const closings: { t: LockedTrigger; end: number }[] = [];
+    const changed: TriggerRow[] = [];
+    const openings: { t: TriggerRow; start: number; state: TriggerState }[] = [];
+    const closings: { t: TriggerRow; end: number }[] = [];
     for (const t of locked) {
       const r = run(t, bySeries);
       openings.push(...r.openings.map((o) => ({ t, ...o })));
@@ -228,12 +193,7 @@ export async function evaluateBatch(
     await clocks(newestOf(bySeries), tx);
     if (changed.length === 0) return outcome;
 
-    await tx.query(
-      `UPDATE triggers t SET state = s.state
-         FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS s(watcher_id, trigger_id, state)
-        WHERE t.watcher_id = s.watcher_id AND t.trigger_id = s.trigger_id`,
-      [changed.map((c) => c.watcher_id), changed.map((c) => c.trigger_id), changed.map((c) => JSON.stringify(c.state))],
-    );
+    await writeTriggerStates(tx, changed);
 
     // Transitions in the order they happened per trigger: a close always precedes a later open.
     const events = [
@@ -243,15 +203,10 @@ export async function evaluateBatch(
     const context = openings.length ? await openingContext(tx, openings.map((o) => o.t), describe) : null;
     for (const e of events) {
       if (e.kind === "close") {
-        const res = (await tx.query(
-          `UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
-            WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id, severity`,
-          [e.c.t.watcher_id, e.c.t.trigger_id, e.c.end],
-        )) as [{ alert_id: string; severity: number }[], number];
-        // TypeORM answers an UPDATE with [rows, affected].
-        outcome.closed.push(...res[0].map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) })));
+        const closed = await closeTriggerAlert(tx, e.c.t.watcher_id, e.c.t.trigger_id, e.c.end);
+        outcome.closed.push(...closed.map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) })));
       } else if (context) {
-        const opened = await insertAlert(tx, e.o.t, e.o.start, e.o.state, context);
+        const opened = await openAlert(tx, e.o.t, e.o.start, e.o.state, context);
         if (opened) outcome.opened.push(opened);
       }
     }
@@ -265,9 +220,9 @@ interface OpeningContext {
   dataTypes: Map<string, string | null>;
 }
 
-async function openingContext(tx: Sql, triggers: LockedTrigger[], describe: Describer): Promise<OpeningContext> {
+async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describer): Promise<OpeningContext> {
   const watcherIds = [...new Set(triggers.map((t) => t.watcher_id))];
-  const watchers = (await tx.query(`SELECT * FROM watchers WHERE watcher_id = ANY($1::uuid[])`, [watcherIds])) as WatcherRow[];
+  const watchers = await watchersById(tx, watcherIds);
   const monitorIds = [...new Set(triggers.flatMap((t) => t.rule.conditions.map((c) => c.monitor_id)))];
   // An alert must open even when config cannot name its monitor right now: ids stand in for names.
   const monitors = await describe.monitors(monitorIds).catch(() => [] as MonitorSummary[]);
@@ -281,7 +236,7 @@ async function openingContext(tx: Sql, triggers: LockedTrigger[], describe: Desc
   };
 }
 
-async function insertAlert(tx: Sql, t: LockedTrigger, start: number, state: TriggerState, ctx: OpeningContext): Promise<AlertOpened | null> {
+async function openAlert(tx: Sql, t: TriggerRow, start: number, state: TriggerState, ctx: OpeningContext): Promise<AlertOpened | null> {
   const w = ctx.watchers.get(t.watcher_id);
   const trigger = w?.triggers.find((x) => x.id === t.trigger_id);
   if (!w || !trigger) return null;
@@ -310,35 +265,29 @@ async function insertAlert(tx: Sql, t: LockedTrigger, start: number, state: Trig
     site_name: monitor?.site_name ?? "",
     conditions,
   };
-  const inserted = (await tx.query(
-    `INSERT INTO alerts (alert_id, watcher_id, watcher_name, trigger_id, trigger_name, is_hidden, function_id, plant_id, site_id,
-                         asset_id, asset, monitor_id, monitor, tag, type_of_data, severity, state, start_ts, end_ts, note, details, opened_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'active', $17, NULL, '', $18, $19)
-     ON CONFLICT DO NOTHING RETURNING alert_id`,
-    [
-      alert_id,
-      w.watcher_id,
-      w.watcher_name,
-      trigger.id,
-      trigger.name,
-      w.is_hidden,
-      // Alerts are listed by function: the monitor's own function, for a plant-wide gateway's watcher too.
-      monitor?.function_id ?? w.function_id,
-      w.plant_id,
-      w.site_id,
-      monitor?.asset_id ?? null,
-      monitor?.asset_name ?? "",
-      first?.monitor_id ?? "",
-      first?.monitor ?? "",
-      JSON.stringify(tagMap),
-      typeOfData(ctx.dataTypes.get(w.gateway_id), monitor?.monitor_type),
-      trigger.severity,
-      start,
-      JSON.stringify(details),
-      Date.now(),
-    ],
-  )) as unknown[];
-  if (!Array.isArray(inserted) || inserted.length === 0) return null;
+  const inserted = await insertAlert(tx, {
+    alert_id,
+    watcher_id: w.watcher_id,
+    watcher_name: w.watcher_name,
+    trigger_id: trigger.id,
+    trigger_name: trigger.name,
+    is_hidden: w.is_hidden,
+    // Alerts are listed by function: the monitor's own function, for a plant-wide gateway's watcher too.
+    function_id: monitor?.function_id ?? w.function_id,
+    plant_id: w.plant_id,
+    site_id: w.site_id,
+    asset_id: monitor?.asset_id ?? null,
+    asset: monitor?.asset_name ?? "",
+    monitor_id: first?.monitor_id ?? "",
+    monitor: first?.monitor ?? "",
+    tag: tagMap,
+    type_of_data: typeOfData(ctx.dataTypes.get(w.gateway_id), monitor?.monitor_type),
+    severity: trigger.severity,
+    start_ts: start,
+    details,
+    opened_at: Date.now(),
+  });
+  if (!inserted) return null;
   const payload: AlertOpened = {
     alert_id,
     watcher_id: w.watcher_id,
@@ -365,11 +314,7 @@ async function insertAlert(tx: Sql, t: LockedTrigger, start: number, state: Trig
   };
   const wantsNotice = trigger.notifyTo.users.length > 0 && (trigger.notifyTo.email || trigger.notifyTo.sms || trigger.notifyTo.whatsapp);
   if (wantsNotice) {
-    await tx.query(`INSERT INTO alert_outbox (alert_id, payload, next_attempt_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
-      alert_id,
-      JSON.stringify(payload),
-      Date.now(),
-    ]);
+    await enqueueNotice(tx, alert_id, payload, Date.now());
   }
   return payload;
 }

@@ -4,13 +4,9 @@
  * (FOR UPDATE SKIP LOCKED); a failed hand-over is retried with exponential back-off. The notifier
  * keys each message by alert, user and medium, so a hand-over repeated after a crash sends nothing twice.
  */
-import type { Transactional } from "./evaluation";
+import { deleteNotice, dueNotices, postponeNotice, type OutboxRow, type Transactional } from "./repo";
 
-export interface OutboxRow {
-  alert_id: string;
-  payload: unknown;
-  attempts: number;
-}
+export type { OutboxRow } from "./repo";
 
 /** 1 s, 2 s, 4 s … capped at 5 minutes. */
 export function backoffMs(attempts: number): number {
@@ -20,25 +16,16 @@ export function backoffMs(attempts: number): number {
 /** Hands due rows to `deliver`; returns how many were handed over. */
 export async function drainOutbox(db: Transactional, deliver: (row: OutboxRow) => Promise<void>, batch = 50): Promise<number> {
   return db.transaction(async (tx) => {
-    const due = (await tx.query(
-      `SELECT alert_id, payload, attempts FROM alert_outbox WHERE next_attempt_at <= $1
-        ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [Date.now(), batch],
-    )) as OutboxRow[];
+    const due = await dueNotices(tx, Date.now(), batch);
     let done = 0;
     for (const row of due) {
       try {
         await deliver(row);
-        await tx.query(`DELETE FROM alert_outbox WHERE alert_id = $1`, [row.alert_id]);
+        await deleteNotice(tx, row.alert_id);
         done += 1;
       } catch (err) {
         const attempts = row.attempts + 1;
-        await tx.query(`UPDATE alert_outbox SET attempts = $2, next_attempt_at = $3, last_error = $4 WHERE alert_id = $1`, [
-          row.alert_id,
-          attempts,
-          Date.now() + backoffMs(attempts),
-          String((err as Error)?.message ?? err).slice(0, 500),
-        ]);
+        await postponeNotice(tx, row.alert_id, attempts, Date.now() + backoffMs(attempts), String((err as Error)?.message ?? err).slice(0, 500));
       }
     }
     return done;

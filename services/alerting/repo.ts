@@ -1,7 +1,9 @@
 /**
- * The alerting schema's queries: watchers, their triggers' evaluation rows, alerts. Raw SQL on
- * the service's own schema (search_path), every value a bound parameter.
+ * The alerting schema's queries, all of them: watchers, their triggers' evaluation rows, series
+ * clocks, alerts and the alert outbox. Raw SQL on the service's own schema (search_path), every
+ * value a bound parameter, through the TypeORM DataSource's `query()` (no entities).
  */
+import type { DataSource } from "typeorm";
 import type { Scope } from "../../lib/access";
 import type { AlertRow } from "./alerts";
 import { initialState, type TriggerRule, type TriggerState } from "./evaluator";
@@ -9,6 +11,27 @@ import { compileRule, type TriggerBody, type WatcherRow } from "./watchers";
 
 export interface Sql {
   query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+/** The database as the evaluation and the outbox use it: transactions, and the hot path's prepared read. */
+export interface Transactional extends Sql {
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /** The same as `query`, as a named prepared statement: planned once per connection (the hot path's read). */
+  prepared?(name: string, sql: string, params: unknown[]): Promise<unknown[]>;
+}
+
+interface PgPool {
+  query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+export function transactional(db: DataSource): Transactional {
+  // TypeORM's postgres driver keeps node-postgres' pool as `master`; named statements go through it.
+  const pool = (db.driver as unknown as { master?: PgPool }).master;
+  return {
+    transaction: (work) => db.transaction((m) => work(m)),
+    query: (sql, params) => db.query(sql, params),
+    prepared: pool ? async (name, text, values) => (await pool.query({ name, text, values })).rows : undefined,
+  };
 }
 
 const rows = async <T>(q: Sql, sql: string, params: unknown[] = []): Promise<T[]> => (await q.query(sql, params)) as T[];
@@ -82,6 +105,22 @@ export async function listWatchers(q: Sql, p: WatcherQuery): Promise<{ rows: Wat
 }
 
 /** `total_alerts` and `latest_alert_date` of each watcher, counted from the alerts themselves. */
+/** The gateways whose hidden (system) watcher has a trigger on a monitor. */
+export async function hiddenGatewaysWatching(q: Sql, monitor_id: string): Promise<string[]> {
+  const found = await rows<{ gateway_id: string }>(
+    q,
+    `SELECT DISTINCT w.gateway_id FROM trigger_series s JOIN watchers w USING (watcher_id)
+      WHERE w.is_hidden = 1 AND s.monitor_id = $1`,
+    [monitor_id],
+  );
+  return found.map((r) => r.gateway_id);
+}
+
+/** The watchers of the given ids, in no particular order. */
+export async function watchersById(q: Sql, watcher_ids: string[]): Promise<WatcherRow[]> {
+  return rows<WatcherRow>(q, `SELECT * FROM watchers WHERE watcher_id = ANY($1::uuid[])`, [watcher_ids]);
+}
+
 export async function alertStats(q: Sql, watcher_ids: string[]): Promise<Map<string, { total: number; latest: number | null }>> {
   const found = await rows<{ watcher_id: string; total: number; latest: string | null }>(
     q,
@@ -137,7 +176,147 @@ export async function syncTriggers(q: Sql, watcher_id: string, triggers: Trigger
   }
 }
 
+// ---- live evaluation: series clocks and trigger states ----------------------------------------
+
+/** A series' clock: the newest reading timestamp taken of a monitor's tag (epoch ms). */
+export interface SeriesClock {
+  monitor_id: string;
+  tag_id: string;
+  ts: number;
+}
+
+/** A trigger's evaluation row: its compiled rule and its state. */
+export interface TriggerRow {
+  watcher_id: string;
+  trigger_id: string;
+  rule: TriggerRule;
+  state: TriggerState;
+}
+
+/** Moves series clocks forward (never back), in the given transaction. */
+export async function advanceClocks(q: Sql, clocks: SeriesClock[]): Promise<void> {
+  if (clocks.length === 0) return;
+  await q.query(
+    `INSERT INTO series_clock (monitor_id, tag_id, ts) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+     ON CONFLICT (monitor_id, tag_id) DO UPDATE SET ts = GREATEST(series_clock.ts, EXCLUDED.ts)`,
+    [clocks.map((n) => n.monitor_id), clocks.map((n) => n.tag_id), clocks.map((n) => n.ts)],
+  );
+}
+
+/**
+ * One round trip for a batch's series (parallel arrays of monitor and tag ids): their clocks,
+ * and the triggers they concern with rule and state. The hot path's read, prepared when it can be.
+ */
+export async function batchState(db: Transactional, monitor_ids: string[], tag_ids: string[]): Promise<{ clocks: SeriesClock[]; triggers: TriggerRow[] }> {
+  const sql = `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(monitor_id, tag_id))
+     SELECT c.monitor_id, c.tag_id, c.ts, NULL::uuid AS watcher_id, NULL::text AS trigger_id, NULL::jsonb AS rule, NULL::jsonb AS state
+       FROM series_clock c JOIN s USING (monitor_id, tag_id)
+     UNION ALL
+     SELECT NULL, NULL, NULL, t.watcher_id, t.trigger_id, t.rule, t.state
+       FROM triggers t
+      WHERE (t.watcher_id, t.trigger_id) IN (SELECT x.watcher_id, x.trigger_id FROM trigger_series x JOIN s USING (monitor_id, tag_id))`;
+  const params = [monitor_ids, tag_ids];
+  const found = (await (db.prepared ? db.prepared("alerting_batch_read", sql, params) : db.query(sql, params))) as (TriggerRow & {
+    monitor_id: string | null;
+    tag_id: string | null;
+    ts: string | null;
+  })[];
+  const clocks: SeriesClock[] = [];
+  const triggers: TriggerRow[] = [];
+  for (const r of found) {
+    if (r.watcher_id) triggers.push({ watcher_id: r.watcher_id, trigger_id: r.trigger_id, rule: r.rule, state: r.state });
+    else clocks.push({ monitor_id: r.monitor_id ?? "", tag_id: r.tag_id ?? "", ts: Number(r.ts) });
+  }
+  return { clocks, triggers };
+}
+
+/** Locks the triggers' rows in key order (replicas never deadlock) and reads them as they now stand. */
+export async function lockTriggers(tx: Sql, keys: { watcher_id: string; trigger_id: string }[]): Promise<TriggerRow[]> {
+  return rows<TriggerRow>(
+    tx,
+    `SELECT watcher_id, trigger_id, rule, state FROM triggers
+      WHERE (watcher_id, trigger_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
+      ORDER BY watcher_id, trigger_id FOR UPDATE`,
+    [keys.map((c) => c.watcher_id), keys.map((c) => c.trigger_id)],
+  );
+}
+
+export async function writeTriggerStates(tx: Sql, triggers: TriggerRow[]): Promise<void> {
+  await tx.query(
+    `UPDATE triggers t SET state = s.state
+       FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS s(watcher_id, trigger_id, state)
+      WHERE t.watcher_id = s.watcher_id AND t.trigger_id = s.trigger_id`,
+    [triggers.map((c) => c.watcher_id), triggers.map((c) => c.trigger_id), triggers.map((c) => JSON.stringify(c.state))],
+  );
+}
+
 // ---- alerts ----------------------------------------------------------------------------------
+
+/** Closes a trigger's active alert at `end` (never before its start); answers what it closed. */
+export async function closeTriggerAlert(tx: Sql, watcher_id: string, trigger_id: string, end: number): Promise<{ alert_id: string; severity: number }[]> {
+  const res = (await tx.query(
+    `UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
+      WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id, severity`,
+    [watcher_id, trigger_id, end],
+  )) as [{ alert_id: string; severity: number }[], number];
+  // TypeORM answers an UPDATE with [rows, affected].
+  return res[0];
+}
+
+/** An alert as it opens: its names as they are now, its `details` kept as JSON. */
+export interface OpeningAlert {
+  alert_id: string;
+  watcher_id: string;
+  watcher_name: string;
+  trigger_id: string;
+  trigger_name: string;
+  is_hidden: number;
+  function_id: string | null;
+  plant_id: string;
+  site_id: string;
+  asset_id: string | null;
+  asset: string;
+  monitor_id: string;
+  monitor: string;
+  tag: Record<string, string>;
+  type_of_data: string;
+  severity: number;
+  start_ts: number;
+  details: object;
+  opened_at: number;
+}
+
+/** Opens an alert; false when the trigger has an active one already (its unique index). */
+export async function insertAlert(tx: Sql, a: OpeningAlert): Promise<boolean> {
+  const inserted = (await tx.query(
+    `INSERT INTO alerts (alert_id, watcher_id, watcher_name, trigger_id, trigger_name, is_hidden, function_id, plant_id, site_id,
+                         asset_id, asset, monitor_id, monitor, tag, type_of_data, severity, state, start_ts, end_ts, note, details, opened_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'active', $17, NULL, '', $18, $19)
+     ON CONFLICT DO NOTHING RETURNING alert_id`,
+    [
+      a.alert_id,
+      a.watcher_id,
+      a.watcher_name,
+      a.trigger_id,
+      a.trigger_name,
+      a.is_hidden,
+      a.function_id,
+      a.plant_id,
+      a.site_id,
+      a.asset_id,
+      a.asset,
+      a.monitor_id,
+      a.monitor,
+      JSON.stringify(a.tag),
+      a.type_of_data,
+      a.severity,
+      a.start_ts,
+      JSON.stringify(a.details),
+      a.opened_at,
+    ],
+  )) as unknown[];
+  return Array.isArray(inserted) && inserted.length > 0;
+}
 
 export async function closeActiveAlerts(q: Sql, watcher_id: string, trigger_ids: string[] | null, now: number): Promise<void> {
   await q.query(
@@ -204,4 +383,44 @@ export async function getAlert(q: Sql, alert_id: string): Promise<AlertRow | nul
 
 export async function setNote(q: Sql, alert_id: string, note: string): Promise<void> {
   await q.query(`UPDATE alerts SET note = $2 WHERE alert_id = $1`, [alert_id, note]);
+}
+
+// ---- alert outbox ----------------------------------------------------------------------------
+
+export interface OutboxRow {
+  alert_id: string;
+  payload: unknown;
+  attempts: number;
+}
+
+/** Writes an opened alert's notification request, in the transaction that opens the alert. */
+export async function enqueueNotice(tx: Sql, alert_id: string, payload: object, at: number): Promise<void> {
+  await tx.query(`INSERT INTO alert_outbox (alert_id, payload, next_attempt_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+    alert_id,
+    JSON.stringify(payload),
+    at,
+  ]);
+}
+
+/** Up to `limit` rows due at `now`, locked; rows another replica holds are skipped. */
+export async function dueNotices(tx: Sql, now: number, limit: number): Promise<OutboxRow[]> {
+  return rows<OutboxRow>(
+    tx,
+    `SELECT alert_id, payload, attempts FROM alert_outbox WHERE next_attempt_at <= $1
+      ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+}
+
+export async function deleteNotice(tx: Sql, alert_id: string): Promise<void> {
+  await tx.query(`DELETE FROM alert_outbox WHERE alert_id = $1`, [alert_id]);
+}
+
+export async function postponeNotice(tx: Sql, alert_id: string, attempts: number, next_attempt_at: number, last_error: string): Promise<void> {
+  await tx.query(`UPDATE alert_outbox SET attempts = $2, next_attempt_at = $3, last_error = $4 WHERE alert_id = $1`, [
+    alert_id,
+    attempts,
+    next_attempt_at,
+    last_error,
+  ]);
 }

@@ -213,6 +213,29 @@ export function compileRule(t: TriggerBody): TriggerRule {
   };
 }
 
+/** What a body sets of a watcher: its names, place, switch and triggers (stored normalised). */
+function fromBody(body: WatcherBody, function_id: string) {
+  return {
+    watcher_name: body.watcher_name,
+    function_id,
+    plant_id: body.plant_id,
+    site_id: body.site_id,
+    gateway_id: body.gateway_id,
+    is_enabled: body.is_enabled,
+    triggers: normalizeTriggers(body.triggers),
+  };
+}
+
+/** A new watcher from its body; `function_id` in config's spelling. */
+export function newWatcherRow(watcher_id: string, body: WatcherBody, function_id: string, is_hidden: 0 | 1, now: number): WatcherRow {
+  return { watcher_id, ...fromBody(body, function_id), is_hidden, created_at_time: now, last_update_time: now };
+}
+
+/** A watcher changed by a body; its update time always moves forward, even within one millisecond. */
+export function changedWatcherRow(current: WatcherRow, body: WatcherBody, function_id: string, now: number): WatcherRow {
+  return { ...current, ...fromBody(body, function_id), last_update_time: Math.max(now, Number(current.last_update_time) + 1) };
+}
+
 export function watcherView(row: WatcherRow, gatewayName: string, stats: { total: number; latest: number | null }): WatcherView {
   return {
     watcher_id: row.watcher_id,

@@ -1,6 +1,7 @@
 /**
- * The API gateway: the spec's routes (routes.ts), HTTP Basic authentication, module access,
- * JSON bodies, and the one place where errors become the `{error: {status, message}}` envelope.
+ * The API gateway: the routes the services declare (each action's `http`, gathered from the
+ * registry by catalog.ts), HTTP Basic authentication, module access, JSON bodies, and the one
+ * place where errors become the `{error: {status, message}}` envelope.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -23,9 +24,10 @@ import {
   sendEnvelope,
   toEnvelope,
 } from "./http";
-import { serveDocument } from "./openapi";
+import type { Method, Operation } from "../../lib/operations";
+import { RouteCatalog, type AnnouncedService } from "./catalog";
+import { buildOpenApi, serveDocument } from "./openapi";
 import { PrincipalCache } from "./principals";
-import { methodsAt, orderedOperations, type Operation } from "./routes";
 
 type GatewayRequest = IncomingMessage & {
   body?: unknown;
@@ -61,17 +63,63 @@ const PRINCIPAL_TTL_S = 5;
 
 interface ApiLocals {
   principals: PrincipalCache;
+  catalog: RouteCatalog;
+  /** /openapi.json as last made; dropped when the routes change. */
+  document: string | undefined;
 }
 
-const aliases = Object.fromEntries(
-  orderedOperations().map(({ method, path, ...rest }) => [`${method} ${path}`, rest]),
-);
+interface ApiMethods {
+  refreshRoutes(): boolean;
+  addRoute(route: Record<string, unknown>, toBottom?: boolean): unknown;
+}
+
+/** The one route of the gateway; its aliases are what the services declare. */
+function gatewayRoute(aliases: Record<string, unknown>) {
+  return {
+    path: "/",
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    mergeParams: true,
+    bodyParsers: false,
+    authentication: true,
+    authorization: true,
+    logging: false,
+    aliases,
+    use: [guard],
+    onError(_req: GatewayRequest, res: ServerResponse, err: unknown) {
+      sendEnvelope(res, toEnvelope(err));
+    },
+  };
+}
+
+/** Before any alias: the documents, 404 and 405 from the declared routes, forbidden keys, the JSON body. */
+async function guard(this: ApiLocals, req: GatewayRequest, res: ServerResponse, next: (err?: unknown) => void) {
+  try {
+    const url = req.parsedUrl ?? "/";
+    if ((req.method === "GET" || req.method === "HEAD") && serveDocument(url, res, () => (this.document ??= JSON.stringify(buildOpenApi(this.catalog))))) return;
+    const methods = this.catalog.methodsAt(url);
+    if (methods.length === 0) throw new DomainError(404, "Not found");
+    if (!methods.includes(req.method as Method)) {
+      res.setHeader("Allow", methods.join(", "));
+      throw new DomainError(405, "This method is not allowed");
+    }
+    if (hasForbiddenKey(req.query) || hasForbiddenQueryKey(req.url)) throw new DomainError(400, "Invalid request body");
+    const limit = url.startsWith("/_ingest/") ? config().bodyLimitBytes * 8 : config().bodyLimitBytes;
+    req.body = await readJsonBody(req, limit);
+    next();
+  } catch (err) {
+    next(err);
+  }
+}
+
+/** moleculer-web listens in its `started`; this gateway listens in its own, once its routes are known. */
+const { started: listen, ...Gateway } = ApiGateway as ServiceSchema & { started: (this: unknown) => Promise<void> };
 
 type ErrorHandler = (this: unknown, req: GatewayRequest, res: ServerResponse, err: unknown) => void;
 
-const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record<string, unknown>, Record<string, never>, ApiLocals> = {
+const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record<string, unknown>, ApiMethods, ApiLocals> = {
   name: "api",
-  mixins: [ApiGateway],
+  mixins: [Gateway],
 
   settings: {
     port: 3000,
@@ -84,42 +132,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       options.requestID = acceptableRequestId(req.headers["x-request-id"]) ?? randomUUID();
       res.setHeader("X-Request-Id", options.requestID);
     },
-    routes: [
-      {
-        path: "/",
-        mappingPolicy: "restrict",
-        autoAliases: false,
-        mergeParams: true,
-        bodyParsers: false,
-        authentication: true,
-        authorization: true,
-        logging: false,
-        aliases,
-        use: [
-          async function guard(req: GatewayRequest, res: ServerResponse, next: (err?: unknown) => void) {
-            try {
-              const url = req.parsedUrl ?? "/";
-              if ((req.method === "GET" || req.method === "HEAD") && serveDocument(url, res)) return;
-              const methods = methodsAt(url);
-              if (methods.length === 0) throw new DomainError(404, "Not found");
-              if (!methods.includes(req.method as Operation["method"])) {
-                res.setHeader("Allow", methods.join(", "));
-                throw new DomainError(405, "This method is not allowed");
-              }
-              if (hasForbiddenKey(req.query) || hasForbiddenQueryKey(req.url)) throw new DomainError(400, "Invalid request body");
-              const limit = url.startsWith("/_ingest/") ? config().bodyLimitBytes * 8 : config().bodyLimitBytes;
-              req.body = await readJsonBody(req, limit);
-              next();
-            } catch (err) {
-              next(err);
-            }
-          },
-        ],
-        onError(req: GatewayRequest, res: ServerResponse, err: unknown) {
-          sendEnvelope(res, toEnvelope(err));
-        },
-      },
-    ],
+    routes: [gatewayRoute({})],
     onError(req: GatewayRequest, res: ServerResponse, err: unknown) {
       sendEnvelope(res, toEnvelope(err));
     },
@@ -134,12 +147,18 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     "$transporter.connected"() {
       this.principals.clear();
     },
+    /** A node came or went, or a service of it: its routes come with it (and stay, answering 503, when it goes). */
+    "$services.changed"() {
+      this.refreshRoutes();
+    },
   },
 
   created() {
     // Read at creation, not at import, so a test can choose the port before starting a broker.
     this.settings.port = config().port;
     this.principals = new PrincipalCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
+    this.catalog = new RouteCatalog();
+    this.document = undefined;
     // moleculer-web made its server in its own created(), which runs before this one.
     const server = (this as unknown as { server?: Server }).server;
     server?.on("clientError", answerClientError);
@@ -147,7 +166,27 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     server?.on("checkExpectation", (_req: IncomingMessage, res: ServerResponse) => sendEnvelope(res, { error: { status: 417, message: "Expectation failed" } }));
   },
 
+  /**
+   * Listening only once every service of this process has started and its routes are known, so
+   * that a fresh start never answers 503 for a service that is merely not up yet.
+   */
+  async started() {
+    const local = this.broker.services.map((s) => s.fullName).filter((name) => name !== this.fullName);
+    await this.broker.waitForServices(local);
+    this.refreshRoutes();
+    await listen.call(this);
+  },
+
   methods: {
+    /** The routes from the registry; the gateway's route is made anew when they changed. */
+    refreshRoutes(): boolean {
+      const services = this.broker.registry.getServiceList({ withActions: true }) as unknown as AnnouncedService[];
+      if (!this.catalog.update(services)) return false;
+      this.document = undefined;
+      this.addRoute(gatewayRoute(this.catalog.aliases()));
+      return true;
+    },
+
     /**
      * moleculer-web logs every answer from 500 up with its stack. A domain error is an answer a
      * service chose, the interface's own 500s included (`Something went wrong` for a note on an

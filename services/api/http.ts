@@ -4,10 +4,10 @@
  */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { DomainError, httpStatusOf } from "../../lib/errors";
+import { DomainError, fieldOf, httpStatusOf } from "../../lib/errors";
 
 export interface Envelope {
-  error: { status: number; message: string };
+  error: { status: number; message: string; field?: string };
 }
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -114,7 +114,8 @@ export function toEnvelope(err: unknown, faultMessage = "Internal error"): Envel
   const e = err as { name?: string; type?: string; code?: unknown; message?: string };
   if (e?.type === "DOMAIN_ERROR" || err instanceof DomainError) {
     const status = httpStatusOf(e.code);
-    return { error: { status, message: status === 500 && !e.message ? faultMessage : (e.message ?? faultMessage) } };
+    const field = fieldOf(err);
+    return { error: { status, message: status === 500 && !e.message ? faultMessage : (e.message ?? faultMessage), ...(field ? { field } : {}) } };
   }
   const known = e?.type ? FRAMEWORK_ERRORS[e.type] : undefined;
   if (known) return { error: { ...known } };

@@ -16,6 +16,9 @@ export const MSG = {
   // Op 38
   userCreated: "User created successfully", // ours
   userExists: "User already exists",
+  // The spec's, from a backend that kept roles apart; a user's type is its role here, so never answered.
+  roleMappingFailed: "Error in mapping role!",
+  roleCreateFailed: "Error in creating role!",
   createForbidden: "Unauthorized operation!, can't create user",
   supportAnalystCantCreate: "Unauthorized operation! Support Analyst can't create User",
   plantAdminCantCreate: "Unauthorized operation! plant-admin can't create another plant-admin",

@@ -5,8 +5,9 @@
 import { randomBytes, randomInt } from "node:crypto";
 import argon2 from "argon2";
 
-export const WEAK_PASSWORD =
-  "Weak password: Password must be at least 9 characters long and include a mix of uppercase, lowercase, and numbers.";
+/** The spec's strength rule, in its words (the docs show it beside every password field). */
+export const PASSWORD_RULE = "Password must be at least 9 characters long and include a mix of uppercase, lowercase, and numbers.";
+export const WEAK_PASSWORD = `Weak password: ${PASSWORD_RULE}`;
 
 export function isStrongPassword(password: string): boolean {
   return password.length >= 9 && /[a-z]/.test(password) && /[A-Z]/.test(password) && /[0-9]/.test(password);

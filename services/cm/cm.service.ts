@@ -4,69 +4,28 @@
  * value of its tag, and an asset whose latest values leave normal opens an event. Names,
  * thresholds, asset attributes and the caller's scope come from config's actions.
  */
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { Principal } from "../../lib/access";
+import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { EPOCH_MS, MAX_TEXT } from "../../lib/validation";
 import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { ReadingBatch, WaveformMessage } from "../pipelines/streams";
-import {
-  listAssets,
-  listMonitorIds,
-  resolveMonitors,
-  retentionCutoffs,
-  visibleAsset,
-  visibleFunction,
-  visibleMonitor,
-  type Caller,
-  type ResolvedMonitor,
-} from "./config-client";
+import { assetsActions } from "./assets.actions";
+import { listMonitorIds, resolveMonitors, retentionCutoffs, visibleMonitor, type Caller, type ResolvedMonitor } from "./config-client";
+import { fftActions } from "./fft.actions";
+import { ingestActions, type Reading, type Waveform } from "./ingest.actions";
 import { MSG } from "./messages";
 import { migrations } from "./migrations";
-import { findPeaks, fundamentalFrequency } from "./peaks";
+import { monitorsActions } from "./monitors.actions";
+import { CM_SCHEMAS } from "./openapi";
+import { findPeaks } from "./peaks";
 import * as repo from "./repo";
-import { amplitudeSpectrum, decodeAmplitudes, encodeAmplitudes } from "./spectrum";
+import { amplitudeSpectrum, encodeAmplitudes } from "./spectrum";
 import { severityOf } from "./status";
-import {
-  assetView,
-  diagnoseMonitor,
-  evaluateAsset,
-  eventLabel,
-  monitorColorsView,
-  monitorValuesView,
-  peaksView,
-  rotatingSpeedOf,
-  spectrumView,
-} from "./views";
-import { parseIsoDate } from "../../lib/time";
-import { PAGE_PARAMS, pageOf } from "../../lib/paging";
-
-type Meta = { user: Principal };
-
-/** A vibration capture as the pipelines publish it (`waveforms` stream). */
-export interface Waveform {
-  monitor_id: string;
-  tag: string;
-  axis: "x" | "y" | "z";
-  ts: number;
-  sample_rate_hz: number;
-  samples: number[];
-}
-
-/** A reading as the pipelines publish it (`readings` stream). */
-export interface Reading {
-  monitor_id: string;
-  tag_id: string;
-  ts: number;
-  value: number;
-}
-
-/** Longest capture accepted: 2^20 samples (about 17 s at 60 kHz). */
-export const MAX_SAMPLES = 1 << 20;
+import { assetView, diagnoseMonitor, evaluateAsset, eventLabel } from "./views";
 
 interface CmLocals {
   db: DataSource;
@@ -76,18 +35,15 @@ interface CmMethods {
   storeWaveform(w: Waveform): Promise<boolean>;
   storeReadings(caller: Caller, readings: Reading[]): Promise<number>;
   evaluateAssets(caller: Caller, assetIds: Iterable<string>): Promise<void>;
-  assetObject(ctx: Context<unknown, Meta>, asset: { asset_id: string; asset_name: string }): Promise<ReturnType<typeof assetView>>;
-  monitorOrFail(ctx: Context<unknown, Meta>, id: string): Promise<ResolvedMonitor>;
+  assetObject(ctx: Context<unknown, RequestMeta>, asset: { asset_id: string; asset_name: string }): Promise<ReturnType<typeof assetView>>;
+  monitorOrFail(ctx: Context<unknown, RequestMeta>, id: string): Promise<ResolvedMonitor>;
 }
 
-const text = { type: "string", max: MAX_TEXT } as const;
-const fftQuery = {
-  monitor_id: text,
-  tag: text,
-  axis: { type: "enum", values: ["x", "y", "z"] },
-  timestamp: { ...EPOCH_MS, convert: true },
-} as const;
-const excess = { unknown: MSG.excessInputs } as const;
+/** `this` in cm's handlers, events and methods. */
+export type CmThis = Service<ServiceSettingSchema> & CmLocals & CmMethods;
+
+/** A group of the service's actions, spread into its schema's `actions`. */
+export type CmActions = Record<string, ActionSchema<CmThis>>;
 
 /**
  * The durable group "cm" on both streams. Handlers are idempotent (a capture is stored once, a
@@ -130,143 +86,13 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
   // The stream mixin first: the database opens before the consumers start and closes after they stop.
   mixins: [StreamMixin(), DbMixin({ schema: "cm", migrations }), DailyJobMixin("retention", deleteOldSpectra)],
   streams,
+  settings: { openapi: { schemas: CM_SCHEMAS } },
 
   actions: {
-    /** Internal: one capture, as the waveforms stream delivers it (tests and tools call it directly). */
-    "ingest.waveform": {
-      visibility: "public",
-      params: {
-        monitor_id: { type: "uuid" },
-        tag: text,
-        axis: { type: "enum", values: ["x", "y", "z"] },
-        ts: { type: "number", integer: true, min: 0 },
-        sample_rate_hz: { type: "number", positive: true },
-        samples: { type: "array", min: 2, max: MAX_SAMPLES, items: { type: "number" } },
-      },
-      async handler(ctx: Context<Waveform>) {
-        return { stored: await this.storeWaveform(ctx.params) };
-      },
-    },
-
-    /** Internal: a batch of readings, as the readings stream delivers it (tests and tools call it directly). */
-    "ingest.readings": {
-      visibility: "public",
-      params: {
-        readings: {
-          type: "array",
-          items: {
-            type: "object",
-            props: { monitor_id: text, tag_id: text, ts: { type: "number", integer: true }, value: { type: "number" } },
-          },
-        },
-      },
-      async handler(ctx: Context<{ readings: Reading[] }>) {
-        return { applied: await this.storeReadings(ctx, ctx.params.readings) };
-      },
-    },
-
-    /** Op 67. */
-    "fft.peaks": {
-      params: fftQuery,
-      async handler(ctx: Context<{ monitor_id: string; tag: string; axis: string; timestamp: number }, Meta>) {
-        const monitor = await this.monitorOrFail(ctx, ctx.params.monitor_id);
-        if (monitor.asset_id && !monitor.asset_attributes) throw new DomainError(400, MSG.invalidAssetId);
-        const s = await repo.spectrumAt(this.db, monitor.monitor_id, ctx.params.tag, ctx.params.axis, ctx.params.timestamp);
-        if (!s) return [];
-        return peaksView(s.peaks, fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor)));
-      },
-    },
-
-    /** Op 68. */
-    "fft.summary": {
-      params: { asset_id: text, $$messages: excess },
-      async handler(ctx: Context<{ asset_id: string }, Meta>) {
-        const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
-        if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-        const monitors = await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }));
-        const spectra = await repo.latestSpectra(this.db, [...monitors.keys()]);
-        return [...monitors.values()]
-          .map((m) => diagnoseMonitor(m, spectra.filter((s) => s.monitor_id === m.monitor_id)))
-          .filter((d) => d !== undefined)
-          .map(({ monitor_name, summary, Timestamp }) => ({ monitor_name, summary, Timestamp }));
-      },
-    },
-
-    /** Op 69. */
-    "fft.spectrum": {
-      params: fftQuery,
-      async handler(ctx: Context<{ monitor_id: string; tag: string; axis: string; timestamp: number }, Meta>) {
-        const monitor = await this.monitorOrFail(ctx, ctx.params.monitor_id);
-        const s = await repo.spectrumAt(this.db, monitor.monitor_id, ctx.params.tag, ctx.params.axis, ctx.params.timestamp);
-        if (!s) return [];
-        return spectrumView(decodeAmplitudes(s.amplitudes), s.df, s.peaks);
-      },
-    },
-
-    /** Op 70. */
-    "fft.timestamps": {
-      params: { monitor_id: text },
-      async handler(ctx: Context<{ monitor_id: string }, Meta>) {
-        const monitor = await this.monitorOrFail(ctx, ctx.params.monitor_id);
-        return repo.spectrumTimestamps(this.db, monitor.monitor_id);
-      },
-    },
-
-    /** Op 71. */
-    "monitors.get": {
-      params: { monitor_id: text },
-      async handler(ctx: Context<{ monitor_id: string }, Meta>) {
-        const monitor = await this.monitorOrFail(ctx, ctx.params.monitor_id);
-        return monitorValuesView(monitor, await repo.latestOfMonitors(this.db, [monitor.monitor_id]));
-      },
-    },
-
-    /** Op 72. `from`/`to` bound the latest values shown: one outside the window reads null, grey. */
-    "monitors.list": {
-      params: {
-        asset_id: text,
-        from: { ...text, optional: true },
-        to: { ...text, optional: true },
-        ...PAGE_PARAMS,
-        $$messages: excess,
-      },
-      async handler(ctx: Context<{ asset_id: string; from?: string; to?: string; limit?: number; offset?: number }, Meta>) {
-        const window: { from?: number; to?: number } = {};
-        for (const key of ["from", "to"] as const) {
-          const raw = ctx.params[key];
-          if (raw === undefined) continue;
-          const ts = parseIsoDate(raw);
-          if (ts === undefined) throw new DomainError(400, MSG.invalidInput(key));
-          window[key] = ts;
-        }
-        const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
-        if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-        const monitors = pageOf(ctx, [...(await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }))).values()], ctx.params);
-        const latest = await repo.latestOfMonitors(this.db, monitors.map((m) => m.monitor_id));
-        return monitors.map((m) => monitorColorsView(m, latest, window));
-      },
-    },
-
-    /** Op 73. */
-    "assets.get": {
-      params: { asset_id: text, $$messages: excess },
-      async handler(ctx: Context<{ asset_id: string }, Meta>) {
-        const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
-        if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-        return this.assetObject(ctx, asset);
-      },
-    },
-
-    /** Op 74. */
-    "assets.list": {
-      params: { function_id: text, ...PAGE_PARAMS, $$messages: excess },
-      async handler(ctx: Context<{ function_id: string; limit?: number; offset?: number }, Meta>) {
-        const fn = await visibleFunction(ctx, ctx.meta.user, ctx.params.function_id);
-        if (!fn) throw new DomainError(400, MSG.invalidFunctionId);
-        const assets = pageOf(ctx, await listAssets(ctx, fn.function_id), ctx.params);
-        return Promise.all(assets.map((a) => this.assetObject(ctx, a)));
-      },
-    },
+    ...ingestActions,
+    ...fftActions,
+    ...monitorsActions,
+    ...assetsActions,
   },
 
   events: {
@@ -329,13 +155,11 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
 
     /**
      * Opens an asset's event when it leaves normal, raises its severity while it worsens and
-     * closes it when the asset is back to normal. Under a per-asset lock, so replicas
-     * evaluating the same asset take turns.
+     * closes it when the asset is back to normal. Under a per-asset lock (repo.underAssetLock).
      */
     async evaluateAssets(caller: Caller, assetIds: Iterable<string>) {
       for (const assetId of assetIds) {
-        await this.db.transaction(async (tx) => {
-          await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`cm:asset:${assetId}`]);
+        await repo.underAssetLock(this.db, assetId, async (tx) => {
           const latest = await repo.latestOfAsset(tx, assetId);
           const monitors = await resolveMonitors(caller, latest.map((v) => v.monitor_id));
           const evaluation = evaluateAsset([...monitors.values()], latest);
@@ -356,7 +180,7 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
       }
     },
 
-    async assetObject(ctx: Context<unknown, Meta>, asset: { asset_id: string; asset_name: string }) {
+    async assetObject(ctx: Context<unknown, RequestMeta>, asset: { asset_id: string; asset_name: string }) {
       const monitors = await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }));
       const ids = [...monitors.keys()];
       const [latest, spectra, event] = await Promise.all([
@@ -373,7 +197,7 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
       return assetView(asset, status, event, [...faults]);
     },
 
-    async monitorOrFail(ctx: Context<unknown, Meta>, id: string) {
+    async monitorOrFail(ctx: Context<unknown, RequestMeta>, id: string) {
       const monitor = await visibleMonitor(ctx, ctx.meta.user, id);
       if (!monitor) throw new DomainError(400, MSG.invalidMonitorId);
       return monitor;

@@ -157,6 +157,17 @@ export async function openOrEscalate(db: Db, e: EventRow): Promise<void> {
   );
 }
 
+/**
+ * Runs `work` in a transaction that holds the asset's advisory lock: replicas evaluating the
+ * same asset take turns, so two never open two events or lower one's severity.
+ */
+export async function underAssetLock<T>(db: DataSource, asset_id: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`cm:asset:${asset_id}`]);
+    return work(tx);
+  });
+}
+
 export async function closeEvent(db: Db, asset_id: string, at: number): Promise<void> {
   await db.query(`UPDATE events SET closed_at = $2 WHERE asset_id = $1 AND closed_at IS NULL`, [asset_id, at]);
 }

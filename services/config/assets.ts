@@ -4,24 +4,11 @@ import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
 import type { AssetEvent } from "./events";
-import { findFunction, type FunctionRow } from "./functions";
+import { findFunction } from "./functions";
 import { MSG } from "./messages";
-import { ASSET_FILTER, ASSET_LIST_SQL, assetListItem, type AssetListRow } from "./queries";
-import { compact, parseYesNo, scopeKey, yesNo } from "./rules";
-
-/** The attributes the spec names (Asset.attributes); all optional, each of its type. */
-export interface AssetAttributes {
-  machine_type?: string;
-  rotating_speed?: number;
-  manufacturer?: string;
-  machine_model?: string;
-  serial_no?: string;
-  phases?: string;
-  kw?: number;
-  frequency?: number;
-  volts?: number;
-  amp?: number;
-}
+import * as repo from "./repo";
+import type { AssetFilterValues, AssetRow, FunctionRow } from "./repo";
+import { compact, parseYesNo, scopeKey, yesNo, type AssetAttributes } from "./rules";
 
 export interface AssetWrite {
   asset_name: string;
@@ -33,30 +20,14 @@ export interface AssetWrite {
   attributes?: AssetAttributes | null;
 }
 
-export interface AssetRow {
-  asset_id: string;
-  asset_name: string;
-  asset_category: string;
-  is_critical: boolean;
-  attributes: AssetAttributes;
-  function_id: string;
-  function_name: string;
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-}
-
 export interface AssetFilter extends Page {
   function_id?: string;
   asset_category?: string;
   is_critical?: string;
 }
 
-const ASSET_SELECT = `SELECT a.asset_id, a.asset_name, a.asset_category, a.is_critical, a.attributes, a.function_id,
-                             f.function_name, p.plant_id, p.plant_name, s.site_id, s.site_name
-                        FROM assets a JOIN functions f ON f.function_id = a.function_id
-                        JOIN plants p ON p.plant_id = f.plant_id JOIN sites s ON s.site_id = p.site_id`;
+/** A uuid no row has: a filter naming a malformed id matches nothing. */
+const NOTHING = "00000000-0000-0000-0000-000000000000";
 
 const eventOf = (a: AssetRow): AssetEvent => ({
   asset_id: a.asset_id,
@@ -72,10 +43,7 @@ const eventOf = (a: AssetRow): AssetEvent => ({
 /** An asset with its function, plant and site, without regard to the caller (internal resolve). */
 export async function resolveAssetRow(c: ConfigContext, asset_id: string): Promise<AssetRow | null> {
   if (!isId(asset_id)) return null;
-  return c.cached(`asset:${asset_id}`, async () => {
-    const rows: AssetRow[] = await c.db.query(`${ASSET_SELECT} WHERE a.asset_id = $1`, [asset_id]);
-    return rows[0] ?? null;
-  });
+  return c.cached(`asset:${asset_id}`, () => repo.assetById(c.db, asset_id));
 }
 
 /** An asset, if the caller may see it. */
@@ -111,10 +79,17 @@ export async function createAsset(c: ConfigContext, p: AssetWrite): Promise<{ id
   const fn = await parentOf(c, p);
   const id = newId();
   try {
-    await c.db.query(
-      `INSERT INTO assets (asset_id, asset_name, function_id, asset_category, is_critical, attributes, created_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7)`,
-      [id, p.asset_name, fn.function_id, p.asset_category, isCritical, JSON.stringify(compact(p.attributes ?? {})), Date.now()],
+    await repo.insertAsset(
+      c.db,
+      {
+        asset_id: id,
+        asset_name: p.asset_name,
+        function_id: fn.function_id,
+        asset_category: p.asset_category,
+        is_critical: isCritical,
+        attributes: compact(p.attributes ?? {}),
+      },
+      Date.now(),
     );
   } catch (err) {
     if (isUniqueViolation(err, "assets_name_key")) throw new DomainError(400, MSG.assetExists(p.asset_name));
@@ -131,10 +106,9 @@ export async function removeAsset(c: ConfigContext, asset_id: string): Promise<s
   requireWrite(mayWrite(c.user, "asset"));
   const asset = await findAsset(c, asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId(asset_id));
-  const [{ n }]: { n: number }[] = await c.db.query(`SELECT count(*)::int AS n FROM monitors WHERE asset_id = $1`, [asset.asset_id]);
-  if (n > 0) throw new DomainError(400, MSG.assetHasMonitors);
+  if ((await repo.monitorsOnAsset(c.db, asset.asset_id)) > 0) throw new DomainError(400, MSG.assetHasMonitors);
   try {
-    await c.db.query(`DELETE FROM assets WHERE asset_id = $1`, [asset.asset_id]);
+    await repo.deleteAsset(c.db, asset.asset_id);
   } catch (err) {
     if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.assetHasMonitors);
     throw err;
@@ -156,10 +130,13 @@ export async function updateAsset(c: ConfigContext, p: AssetWrite & { asset_id: 
   if (fn.function_id !== asset.function_id) throw new DomainError(400, MSG.invalidAssetData);
   const attributes = p.attributes === undefined ? asset.attributes : compact(p.attributes ?? {});
   try {
-    await c.db.query(
-      `UPDATE assets SET asset_name = $2, asset_category = $3, is_critical = $4, attributes = $5 WHERE asset_id = $1`,
-      [asset.asset_id, p.asset_name, p.asset_category, isCritical, JSON.stringify(attributes)],
-    );
+    await repo.updateAsset(c.db, {
+      asset_id: asset.asset_id,
+      asset_name: p.asset_name,
+      asset_category: p.asset_category,
+      is_critical: isCritical,
+      attributes,
+    });
   } catch (err) {
     if (isUniqueViolation(err, "assets_name_key")) throw new DomainError(400, MSG.assetExists(p.asset_name));
     throw err;
@@ -189,44 +166,37 @@ export async function getAsset(c: ConfigContext, asset_id: string) {
 }
 
 /**
- * The filter of ops 15 and 16 as parameters of ASSET_FILTER (queries.ts). A function_id of the
- * wrong shape matches nothing; asset_category `All` means every category (the spec shows it as a value).
+ * The filter of ops 15 and 16. A function_id of the wrong shape matches nothing; asset_category
+ * `All` means every category (the spec shows it as a value).
  */
-function filterParams(c: ConfigContext, f: AssetFilter): unknown[] {
+function filterOf(c: ConfigContext, f: AssetFilter): AssetFilterValues {
   let critical: boolean | undefined;
   if (f.is_critical !== undefined) {
     critical = parseYesNo(f.is_critical);
-    if (critical === undefined) throw new DomainError(400, "Invalid input: is_critical");
+    if (critical === undefined) throw new DomainError(400, MSG.invalidInput("is_critical"));
   }
-  const category = f.asset_category !== undefined && f.asset_category.toLowerCase() !== "all" ? f.asset_category : null;
-  const fn = f.function_id === undefined ? null : isId(f.function_id) ? f.function_id : "00000000-0000-0000-0000-000000000000";
-  return [...c.scopeIds, fn, category, critical ?? null];
+  return {
+    scope: c.scopeIds,
+    function_id: f.function_id === undefined ? null : isId(f.function_id) ? f.function_id : NOTHING,
+    asset_category: f.asset_category !== undefined && f.asset_category.toLowerCase() !== "all" ? f.asset_category : null,
+    is_critical: critical ?? null,
+  };
 }
 
 const filterKey = (c: ConfigContext, f: AssetFilter): string =>
   `${scopeKey(c.scope)}:${f.function_id ?? ""}:${f.asset_category ?? ""}:${f.is_critical?.toLowerCase() ?? ""}`;
 
-/** Op 15: one query whatever the number of assets (queries.ts). */
+/** Op 15: one query whatever the number of assets (repo.ASSET_LIST_SQL). */
 export async function listAssets(c: ConfigContext, f: AssetFilter) {
-  const params = filterParams(c, f);
-  const rows = await c.cachedList(`assets:${filterKey(c, f)}`, async () => {
-    const found: AssetListRow[] = await c.db.query(ASSET_LIST_SQL, params);
-    return found.map(assetListItem);
-  });
+  const filter = filterOf(c, f);
+  const rows = await c.cachedList(`assets:${filterKey(c, f)}`, () => repo.listAssets(c.db, filter));
   return paged(c, rows, f);
 }
 
 /** Op 16. */
 export async function countAssets(c: ConfigContext, f: AssetFilter): Promise<number> {
-  const params = filterParams(c, f);
-  return c.cached(`assets.count:${filterKey(c, f)}`, async () => {
-    const [{ n }]: { n: number }[] = await c.db.query(
-      `SELECT count(*)::int AS n FROM assets a JOIN functions f ON f.function_id = a.function_id
-         JOIN plants p ON p.plant_id = f.plant_id WHERE ${ASSET_FILTER}`,
-      params,
-    );
-    return n;
-  });
+  const filter = filterOf(c, f);
+  return c.cached(`assets.count:${filterKey(c, f)}`, () => repo.countAssets(c.db, filter));
 }
 
 /** Internal `config.assets.resolve`. */

@@ -67,11 +67,6 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return (e?.code ?? e?.driverError?.code) === "23503";
 }
 
-/** TypeORM answers an UPDATE or DELETE with [rows, rowCount]: the rows its RETURNING clause named. */
-export function returned<T>(result: unknown): T[] {
-  return (result as [T[], number])[0];
-}
-
 export type { Page } from "../../lib/paging";
 
 /** The contract's optional paging of lists: the total goes in X-Total-Count, the page in the body. */

@@ -6,20 +6,9 @@ import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Pa
 import type { FunctionEvent } from "./events";
 import { MSG } from "./messages";
 import { findPlant } from "./plants";
+import * as repo from "./repo";
+import type { FunctionRow } from "./repo";
 import { functionDeleteRefusal } from "./rules";
-
-export interface FunctionRow {
-  function_id: string;
-  function_name: string;
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-  timezone: string;
-}
-
-const FUNCTION_SELECT = `SELECT f.function_id, f.function_name, p.plant_id, p.plant_name, s.site_id, s.site_name, s.timezone
-                           FROM functions f JOIN plants p ON p.plant_id = f.plant_id JOIN sites s ON s.site_id = p.site_id`;
 
 const eventOf = (f: Pick<FunctionRow, "function_id" | "function_name" | "plant_id" | "site_id">): FunctionEvent => ({
   function_id: f.function_id,
@@ -31,10 +20,7 @@ const eventOf = (f: Pick<FunctionRow, "function_id" | "function_name" | "plant_i
 /** A function with its plant and site, by id, without regard to the caller (internal resolve). */
 export async function resolveFunction(c: ConfigContext, function_id: string): Promise<FunctionRow | null> {
   if (!isId(function_id)) return null;
-  return c.cached(`function:${function_id}`, async () => {
-    const rows: FunctionRow[] = await c.db.query(`${FUNCTION_SELECT} WHERE f.function_id = $1`, [function_id]);
-    return rows[0] ?? null;
-  });
+  return c.cached(`function:${function_id}`, () => repo.functionById(c.db, function_id));
 }
 
 /** A function, if the caller may see it. */
@@ -57,12 +43,7 @@ export async function createFunction(
   }
   const id = newId();
   try {
-    await c.db.query(`INSERT INTO functions (function_id, function_name, plant_id, created_at) VALUES ($1,$2,$3,$4)`, [
-      id,
-      p.function_name,
-      plant.plant_id,
-      Date.now(),
-    ]);
+    await repo.insertFunction(c.db, { function_id: id, function_name: p.function_name, plant_id: plant.plant_id }, Date.now());
   } catch (err) {
     if (isUniqueViolation(err, "functions_name_key")) throw new DomainError(400, MSG.functionExists(p.function_name));
     if (isForeignKeyViolation(err)) {
@@ -74,28 +55,19 @@ export async function createFunction(
   return { id };
 }
 
-async function attached(c: ConfigContext, function_id: string): Promise<{ monitors: number; assets: number }> {
-  const [row]: { monitors: number; assets: number }[] = await c.db.query(
-    `SELECT (SELECT count(*) FROM monitors WHERE function_id = $1)::int AS monitors,
-            (SELECT count(*) FROM assets WHERE function_id = $1)::int AS assets`,
-    [function_id],
-  );
-  return row;
-}
-
 /** Op 24: refused while monitors and/or assets are attached; the foreign keys settle a race. */
 export async function removeFunction(c: ConfigContext, function_id: string): Promise<string> {
   requireWrite(mayWrite(c.user, "function"));
   const fn = await findFunction(c, function_id);
   if (!fn) throw new DomainError(400, MSG.invalidFunctionId(function_id));
-  const before = await attached(c, fn.function_id);
+  const before = await repo.functionAttachments(c.db, fn.function_id);
   const refusal = functionDeleteRefusal(before.monitors, before.assets);
   if (refusal) throw new DomainError(400, refusal);
   try {
-    await c.db.query(`DELETE FROM functions WHERE function_id = $1`, [fn.function_id]);
+    await repo.deleteFunction(c.db, fn.function_id);
   } catch (err) {
     if (isForeignKeyViolation(err)) {
-      const now = await attached(c, fn.function_id);
+      const now = await repo.functionAttachments(c.db, fn.function_id);
       throw new DomainError(400, functionDeleteRefusal(now.monitors, now.assets) ?? MSG.functionHasAssets);
     }
     throw err;
@@ -119,7 +91,7 @@ export async function updateFunction(
     throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   }
   try {
-    await c.db.query(`UPDATE functions SET function_name = $2 WHERE function_id = $1`, [fn.function_id, p.function_name]);
+    await repo.renameFunction(c.db, fn.function_id, p.function_name);
   } catch (err) {
     if (isUniqueViolation(err, "functions_name_key")) throw new DomainError(400, MSG.functionExists(p.function_name));
     throw err;
@@ -145,13 +117,7 @@ export async function listFunctions(c: ConfigContext, p: { plant_id: string } & 
   const plant = await findPlant(c, p.plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   const rows = await c.cached(`functions:${plant.plant_id}`, async () => {
-    const found: { function_id: string; function_name: string; monitor_count: number }[] = await c.db.query(
-      `SELECT f.function_id, f.function_name,
-              (SELECT count(*) FROM monitors m WHERE m.function_id = f.function_id)::int AS monitor_count
-         FROM functions f WHERE f.plant_id = $1
-        ORDER BY f.created_at, f.function_name`,
-      [plant.plant_id],
-    );
+    const found = await repo.functionsOfPlant(c.db, plant.plant_id);
     return found.map((f) => ({
       function_id: f.function_id,
       function_name: f.function_name,

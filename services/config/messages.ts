@@ -1,4 +1,7 @@
-/** The spec's texts for the config service, word for word (interface-spec.md, Endpoints and Errors). */
+/**
+ * The spec's texts for the config service, word for word (interface-spec.md, Endpoints and
+ * Errors). A text with a value in it is a function of that value.
+ */
 export const MSG = {
   // Sites (ops 28-32)
   siteDeleted: "Site deleted successfully",
@@ -54,5 +57,10 @@ export const MSG = {
 
   // Common
   excessInputs: "Excess inputs",
+  insufficientInputs: "Insufficient inputs",
+  invalidInput: (field: string) => `Invalid input: ${field}`,
   unauthorizedOperation: "Unauthorized operation",
+  invalidCredentials: "Invalid credentials",
+  /** The gateway's answer to a method a path does not serve; the spec lists it for the fetches of a monitor, function, site and plant. */
+  methodNotAllowed: "This method is not allowed",
 } as const;

@@ -7,11 +7,12 @@ import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { findAsset } from "./assets";
-import { isForeignKeyViolation, paged, requireWrite, returned, type ConfigContext, type Page } from "./context";
+import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
 import type { MonitorEvent, MonitorRegistered, MonitorUnregistered } from "./events";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
-import { MONITOR_COUNT_SQL, MONITOR_FILTER } from "./queries";
+import * as repo from "./repo";
+import type { MonitorFilterValues, MonitorRow } from "./repo";
 import {
   MONITOR_TYPE_FOR,
   normalizeTags,
@@ -21,31 +22,6 @@ import {
   type MonitorTag,
   type TagInput,
 } from "./rules";
-
-export interface MonitorRow {
-  monitor_id: string;
-  monitor_name: string;
-  monitor_type: string;
-  function_id: string;
-  function_name: string;
-  asset_id: string | null;
-  asset_name: string | null;
-  asset_attributes: Record<string, unknown> | null;
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-  timezone: string;
-  tags: MonitorTag[];
-  specs: Record<string, unknown>;
-  attributes: Record<string, unknown>;
-  created_at: string;
-  pipeline_id: string | null;
-  data_source: string | null;
-  data_source_subtype: string | null;
-  slave_id: number | null;
-  data_type: string | null;
-}
 
 export interface MonitorCreate {
   monitor_name: string;
@@ -74,18 +50,6 @@ export interface MonitorFilter extends Page {
   data_type?: string;
 }
 
-const MONITOR_SELECT = `SELECT m.monitor_id, m.monitor_name, m.monitor_type, m.function_id, f.function_name,
-                               m.asset_id, a.asset_name, a.attributes AS asset_attributes,
-                               p.plant_id, p.plant_name, s.site_id, s.site_name, s.timezone,
-                               m.tags, m.specs, m.attributes, m.created_at,
-                               m.pipeline_id, m.data_source, m.data_source_subtype, m.slave_id, m.data_type
-                          FROM monitors m JOIN functions f ON f.function_id = m.function_id
-                          JOIN plants p ON p.plant_id = f.plant_id JOIN sites s ON s.site_id = p.site_id
-                          LEFT JOIN assets a ON a.asset_id = m.asset_id`;
-
-/** Licence checks of parallel creates queue on this lock, so the count they read is the real one. */
-const LICENCE_LOCK = "ims:config:monitor-licence";
-
 const NOTHING = "00000000-0000-0000-0000-000000000000";
 
 const eventOf = (m: MonitorRow): MonitorEvent => ({
@@ -104,18 +68,14 @@ const eventOf = (m: MonitorRow): MonitorEvent => ({
 
 function tagsOrThrow(tags: TagInput[]): MonitorTag[] {
   const normalized = normalizeTags(tags);
-  if ("invalid" in normalized) throw new DomainError(400, `Invalid input: ${normalized.invalid}`);
+  if ("invalid" in normalized) throw new DomainError(400, MSG.invalidInput(normalized.invalid));
   return normalized;
-}
-
-async function monitorRows(c: ConfigContext, ids: string[]): Promise<MonitorRow[]> {
-  return c.db.query(`${MONITOR_SELECT} WHERE m.monitor_id = ANY($1::uuid[]) ORDER BY m.created_at, m.monitor_name`, [ids]);
 }
 
 /** A monitor with its parents, without regard to the caller. */
 export async function resolveMonitorRow(c: ConfigContext, monitor_id: string): Promise<MonitorRow | null> {
   if (!isId(monitor_id)) return null;
-  return c.cached(`monitor:${monitor_id}`, async () => (await monitorRows(c, [monitor_id]))[0] ?? null);
+  return c.cached(`monitor:${monitor_id}`, async () => (await repo.monitorsByIds(c.db, [monitor_id]))[0] ?? null);
 }
 
 /** A monitor, if the caller may see it. */
@@ -140,44 +100,36 @@ async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_
   return { function_id: fn.function_id, asset_id: null };
 }
 
-/** Op 17. Under a licence cap the count and the insert happen under one transaction-level lock. */
+/** Op 17. Under a licence cap the count and the insert happen under one lock (repo.insertMonitor). */
 export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
   requireWrite(mayWrite(c.user, "monitor"));
   // null reads as left out (README, Decisions).
-  if (p.function_id == null && p.asset_id == null) throw new DomainError(400, "Insufficient inputs");
+  if (p.function_id == null && p.asset_id == null) throw new DomainError(400, MSG.insufficientInputs);
   const parent = await parentOf(c, p);
   const tags = tagsOrThrow(p.tags ?? []);
-  const limit = config().monitorLicenseLimit;
   const id = newId();
+  let inserted: boolean;
   try {
-    await c.db.transaction(async (tx) => {
-      if (limit !== undefined) {
-        await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [LICENCE_LOCK]);
-        const [{ n }]: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM monitors`);
-        if (n >= limit) throw new DomainError(400, MSG.monitorLimit);
-      }
-      await tx.query(
-        `INSERT INTO monitors (monitor_id, monitor_name, monitor_type, function_id, asset_id, tags, specs, attributes, created_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-        [
-          id,
-          p.monitor_name,
-          p.monitor_type,
-          parent.function_id,
-          parent.asset_id,
-          JSON.stringify(tags),
-          JSON.stringify(p.specs ?? {}),
-          JSON.stringify(p.attributes ?? {}),
-          Date.now(),
-        ],
-      );
-    });
+    inserted = await repo.insertMonitor(
+      c.db,
+      {
+        monitor_id: id,
+        monitor_name: p.monitor_name,
+        monitor_type: p.monitor_type,
+        ...parent,
+        tags,
+        specs: p.specs ?? {},
+        attributes: p.attributes ?? {},
+      },
+      Date.now(),
+      config().monitorLicenseLimit,
+    );
   } catch (err) {
-    if (err instanceof DomainError) throw err;
     if (isUniqueViolation(err, "monitors_name_key")) throw new DomainError(400, MSG.monitorExists(p.monitor_name));
     if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.monitorCreateError);
     throw err;
   }
+  if (!inserted) throw new DomainError(400, MSG.monitorLimit);
   const created = await resolveMonitorRow(c, id);
   if (created) await c.changed("monitor", "created", eventOf(created));
   return { id };
@@ -189,10 +141,7 @@ export async function removeMonitor(c: ConfigContext, monitor_id: string): Promi
   const monitor = await findMonitor(c, monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
   if (monitor.pipeline_id !== null) throw new DomainError(400, MSG.monitorRegistered);
-  const deleted = returned(
-    await c.db.query(`DELETE FROM monitors WHERE monitor_id = $1 AND pipeline_id IS NULL RETURNING monitor_id`, [monitor.monitor_id]),
-  );
-  if (deleted.length === 0) throw new DomainError(400, MSG.monitorRegistered);
+  if (!(await repo.deleteUnregisteredMonitor(c.db, monitor.monitor_id))) throw new DomainError(400, MSG.monitorRegistered);
   await c.changed("monitor", "deleted", eventOf(monitor));
   return MSG.monitorDeleted;
 }
@@ -203,16 +152,13 @@ export async function updateMonitor(c: ConfigContext, p: MonitorUpdate): Promise
   const monitor = await findMonitor(c, p.monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(p.monitor_id));
   const tags = tagsOrThrow(p.tags);
+  const { monitor_name, monitor_type, specs, attributes } = p;
   try {
-    await c.db.query(
-      `UPDATE monitors SET monitor_name = $2, monitor_type = $3, tags = $4, specs = $5, attributes = $6 WHERE monitor_id = $1`,
-      [monitor.monitor_id, p.monitor_name, p.monitor_type, JSON.stringify(tags), JSON.stringify(p.specs), JSON.stringify(p.attributes)],
-    );
+    await repo.updateMonitor(c.db, { monitor_id: monitor.monitor_id, monitor_name, monitor_type, tags, specs, attributes });
   } catch (err) {
     if (isUniqueViolation(err, "monitors_name_key")) throw new DomainError(400, MSG.monitorExists(p.monitor_name));
     throw err;
   }
-  const { monitor_name, monitor_type, specs, attributes } = p;
   await c.changed("monitor", "updated", eventOf({ ...monitor, monitor_name, monitor_type, tags, specs, attributes }));
   return MSG.monitorUpdated;
 }
@@ -247,8 +193,8 @@ export async function getMonitor(c: ConfigContext, monitor_id: string) {
 
 const idOrNothing = (id: string | undefined): string | null => (id === undefined ? null : isId(id) ? id : NOTHING);
 
-/** The filter of ops 21 and 22 as parameters of MONITOR_FILTER (queries.ts). */
-function filterParams(c: ConfigContext, f: MonitorFilter): unknown[] {
+/** The filter of ops 21 and 22 (repo.MONITOR_FILTER). */
+function filterOf(c: ConfigContext, f: MonitorFilter): MonitorFilterValues {
   let registered: boolean | undefined;
   if (f.is_registered !== undefined) {
     registered = parseYesNo(f.is_registered);
@@ -265,7 +211,15 @@ function filterParams(c: ConfigContext, f: MonitorFilter): unknown[] {
     }
   }
   if (f.pipeline_id !== undefined && !isId(f.pipeline_id)) throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
-  return [...c.scopeIds, idOrNothing(f.asset_id), idOrNothing(f.function_id), f.pipeline_id?.toLowerCase() ?? null, registered ?? null, dataType, monitorType];
+  return {
+    scope: c.scopeIds,
+    asset_id: idOrNothing(f.asset_id),
+    function_id: idOrNothing(f.function_id),
+    pipeline_id: f.pipeline_id?.toLowerCase() ?? null,
+    registered: registered ?? null,
+    data_type: dataType,
+    monitor_type: monitorType,
+  };
 }
 
 const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
@@ -275,7 +229,7 @@ const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
 
 /** Op 21. A pipeline_id the pipelines service does not know, or outside the caller's scope, is invalid. */
 export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
-  const params = filterParams(c, f);
+  const filter = filterOf(c, f);
   if (f.pipeline_id !== undefined) {
     const place = await c.pipelinePlace(f.pipeline_id);
     const [site, plant] = c.scopeIds;
@@ -284,14 +238,7 @@ export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
     }
   }
   const rows = await c.cachedList(`monitors:${filterKey(c, f)}`, async () => {
-    const found: { monitor_id: string; monitor_name: string; monitor_type: string; created_at: string; registered: boolean }[] =
-      await c.db.query(
-        `SELECT m.monitor_id, m.monitor_name, m.monitor_type, m.created_at, (m.pipeline_id IS NOT NULL) AS registered
-           FROM monitors m JOIN functions f ON f.function_id = m.function_id JOIN plants p ON p.plant_id = f.plant_id
-          WHERE ${MONITOR_FILTER}
-          ORDER BY m.created_at, m.monitor_name`,
-        params,
-      );
+    const found = await repo.listMonitors(c.db, filter);
     return found.map((m) => ({
       monitor_id: m.monitor_id,
       monitor_name: m.monitor_name,
@@ -305,18 +252,15 @@ export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
 
 /** Op 22. */
 export async function countMonitors(c: ConfigContext, f: Pick<MonitorFilter, "asset_id" | "function_id">): Promise<number> {
-  const params = filterParams(c, f);
-  return c.cached(`monitors.count:${filterKey(c, f)}`, async () => {
-    const [{ n }]: { n: number }[] = await c.db.query(MONITOR_COUNT_SQL, params);
-    return n;
-  });
+  const filter = filterOf(c, f);
+  return c.cached(`monitors.count:${filterKey(c, f)}`, () => repo.countMonitors(c.db, filter));
 }
 
 /** Internal `config.monitors.resolve`: what alerting, cm and ems need of monitors, those that exist. */
 export async function resolveMonitors(c: ConfigContext, monitor_ids: string[]) {
   const ids = [...new Set(monitor_ids.filter(isId))].sort();
   if (ids.length === 0) return [];
-  const rows = await c.cached(`monitors.resolve:${ids.join(",")}`, () => monitorRows(c, ids));
+  const rows = await c.cached(`monitors.resolve:${ids.join(",")}`, () => repo.monitorsByIds(c.db, ids));
   return rows.map((m) => ({
     monitor_id: m.monitor_id,
     monitor_name: m.monitor_name,
@@ -347,25 +291,18 @@ function slaveId(value: MonitorRegistered["slave_id"]): number | null {
 /** `pipelines.monitor.registered`: idempotent, the latest registration wins. */
 export async function registerMonitor(c: ConfigContext, e: MonitorRegistered): Promise<boolean> {
   if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string" || e.pipeline_id === "") return false;
-  const rows = returned(
-    await c.db.query(
-      `UPDATE monitors SET pipeline_id = $2, data_source = $3, data_source_subtype = $4, slave_id = $5, data_type = $6
-      WHERE monitor_id = $1 RETURNING monitor_id`,
-    [e.monitor_id, e.pipeline_id, e.data_source ?? null, e.data_source_subtype ?? null, slaveId(e.slave_id), e.data_type ?? null],
-    ),
-  );
-  return rows.length > 0;
+  return repo.registerMonitor(c.db, {
+    monitor_id: e.monitor_id,
+    pipeline_id: e.pipeline_id,
+    data_source: e.data_source ?? null,
+    data_source_subtype: e.data_source_subtype ?? null,
+    slave_id: slaveId(e.slave_id),
+    data_type: e.data_type ?? null,
+  });
 }
 
 /** `pipelines.monitor.unregistered`: clears only the named pipeline's registration, so a late event cannot undo a newer one. */
 export async function unregisterMonitor(c: ConfigContext, e: MonitorUnregistered): Promise<boolean> {
   if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string") return false;
-  const rows = returned(
-    await c.db.query(
-      `UPDATE monitors SET pipeline_id = NULL, data_source = NULL, data_source_subtype = NULL, slave_id = NULL, data_type = NULL
-      WHERE monitor_id = $1 AND pipeline_id = $2 RETURNING monitor_id`,
-      [e.monitor_id, e.pipeline_id],
-    ),
-  );
-  return rows.length > 0;
+  return repo.unregisterMonitor(c.db, e.monitor_id, e.pipeline_id);
 }

@@ -4,26 +4,15 @@ import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
 import { MSG } from "./messages";
-import { plantDeleteRefusal, scopeSql } from "./rules";
+import * as repo from "./repo";
+import type { PlantRow } from "./repo";
+import { plantDeleteRefusal } from "./rules";
 import { findSite } from "./sites";
-
-export interface PlantRow {
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-}
-
-const PLANT_SELECT = `SELECT p.plant_id, p.plant_name, p.site_id, s.site_name
-                        FROM plants p JOIN sites s ON s.site_id = p.site_id`;
 
 /** A plant by id with its site's name, if the caller may see it. */
 export async function findPlant(c: ConfigContext, plant_id: string): Promise<PlantRow | null> {
   if (!isId(plant_id)) return null;
-  const row = await c.cached(`plant:${plant_id}`, async () => {
-    const rows: PlantRow[] = await c.db.query(`${PLANT_SELECT} WHERE p.plant_id = $1`, [plant_id]);
-    return rows[0] ?? null;
-  });
+  const row = await c.cached(`plant:${plant_id}`, () => repo.plantById(c.db, plant_id));
   const [site, plant] = c.scopeIds;
   if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
   return row;
@@ -36,12 +25,7 @@ export async function createPlant(c: ConfigContext, p: { plant_name: string; sit
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   const id = newId();
   try {
-    await c.db.query(`INSERT INTO plants (plant_id, plant_name, site_id, created_at) VALUES ($1,$2,$3,$4)`, [
-      id,
-      p.plant_name,
-      site.site_id,
-      Date.now(),
-    ]);
+    await repo.insertPlant(c.db, { plant_id: id, plant_name: p.plant_name, site_id: site.site_id }, Date.now());
   } catch (err) {
     if (isUniqueViolation(err, "plants_name_key")) throw new DomainError(400, MSG.plantExists(p.plant_name));
     // The site was deleted between the read and the insert.
@@ -58,15 +42,11 @@ export async function removePlant(c: ConfigContext, plant_id: string): Promise<s
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
   const activity = await c.plantActivity(plant.plant_id);
-  const [counts]: { assets: number; functions: number }[] = await c.db.query(
-    `SELECT (SELECT count(*) FROM assets a JOIN functions f ON f.function_id = a.function_id WHERE f.plant_id = $1)::int AS assets,
-            (SELECT count(*) FROM functions WHERE plant_id = $1)::int AS functions`,
-    [plant.plant_id],
-  );
+  const counts = await repo.plantContents(c.db, plant.plant_id);
   const refusal = plantDeleteRefusal({ ...activity, ...counts });
   if (refusal) throw new DomainError(400, refusal);
   try {
-    await c.db.query(`DELETE FROM plants WHERE plant_id = $1`, [plant.plant_id]);
+    await repo.deletePlant(c.db, plant.plant_id);
   } catch (err) {
     if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.plantHasFunctions);
     throw err;
@@ -85,7 +65,7 @@ export async function updatePlant(
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   if (p.site_id !== plant.site_id) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   try {
-    await c.db.query(`UPDATE plants SET plant_name = $2 WHERE plant_id = $1`, [plant.plant_id, p.plant_name]);
+    await repo.renamePlant(c.db, plant.plant_id, p.plant_name);
   } catch (err) {
     if (isUniqueViolation(err, "plants_name_key")) throw new DomainError(400, MSG.plantExists(p.plant_name));
     throw err;
@@ -105,18 +85,8 @@ export async function getPlant(c: ConfigContext, plant_id: string): Promise<Plan
 export async function listPlants(c: ConfigContext, p: { site_id: string } & Page) {
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
-  const [scopeSite, scopePlant] = c.scopeIds;
-  const rows = await c.cached(`plants:${site.site_id}:${scopePlant ?? "*"}`, async () => {
-    const found: (PlantRow & { function_count: number })[] = await c.db.query(
-      `SELECT p.plant_id, p.plant_name, p.site_id, s.site_name,
-              (SELECT count(*) FROM functions f WHERE f.plant_id = p.plant_id)::int AS function_count
-         FROM plants p JOIN sites s ON s.site_id = p.site_id
-        WHERE p.site_id = $1 AND ${scopeSql(2)}
-        ORDER BY p.created_at, p.plant_name`,
-      [site.site_id, scopeSite, scopePlant],
-    );
-    return found;
-  });
+  const [, scopePlant] = c.scopeIds;
+  const rows = await c.cached(`plants:${site.site_id}:${scopePlant ?? "*"}`, () => repo.plantsOfSite(c.db, site.site_id, c.scopeIds));
   const page = paged(c, rows, p);
   const activity = await Promise.all(page.map((r) => c.plantActivity(r.plant_id)));
   return page.map((r, i) => ({
@@ -132,12 +102,5 @@ export async function listPlants(c: ConfigContext, p: { site_id: string } & Page
 /** Internal `config.plants.resolve`: a plant with its site, or null. */
 export async function resolvePlant(c: ConfigContext, plant_id: string) {
   if (!isId(plant_id)) return null;
-  return c.cached(`plant.resolve:${plant_id}`, async () => {
-    const rows: (PlantRow & { timezone: string })[] = await c.db.query(
-      `SELECT p.plant_id, p.plant_name, s.site_id, s.site_name, s.timezone
-         FROM plants p JOIN sites s ON s.site_id = p.site_id WHERE p.plant_id = $1`,
-      [plant_id],
-    );
-    return rows[0] ?? null;
-  });
+  return c.cached(`plant.resolve:${plant_id}`, () => repo.plantSummary(c.db, plant_id));
 }

@@ -94,6 +94,25 @@ export function isCoordinate(value: string, limit: number): boolean {
   return Math.abs(Number(value)) <= limit;
 }
 
+/** The attributes the spec names (Asset.attributes); all optional, each of its type. */
+export interface AssetAttributes {
+  machine_type?: string;
+  /** RPM */
+  rotating_speed?: number;
+  manufacturer?: string;
+  machine_model?: string;
+  serial_no?: string;
+  phases?: string;
+  /** kW */
+  kw?: number;
+  /** Hz */
+  frequency?: number;
+  /** V */
+  volts?: number;
+  /** A */
+  amp?: number;
+}
+
 export interface Thresholds {
   caution?: string;
   operational?: string;

@@ -3,22 +3,12 @@ import { mayCreateSite, mayWrite } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, requireWrite, returned, type ConfigContext, type Page } from "./context";
+import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
 import type { SiteEvent } from "./events";
 import { MSG } from "./messages";
+import * as repo from "./repo";
+import type { SiteRow } from "./repo";
 import { isCoordinate, isTimeZone } from "./rules";
-
-export interface SiteRow {
-  site_id: string;
-  site_name: string;
-  location: string;
-  latitude: string | null;
-  longitude: string | null;
-  timezone: string;
-  retention_period: string;
-  edge_current_version: string | null;
-  edge_previous_version: string | null;
-}
 
 export interface EdgeFirmwareInput {
   current_version?: string;
@@ -70,18 +60,15 @@ const siteEvent = (row: SiteRow): SiteEvent => siteView(row);
 
 // null reads as "no coordinate", like "": the validator lets null through optional fields.
 function checkPlace(p: { latitude?: string | null; longitude?: string | null; timezone?: string }): void {
-  if (p.latitude != null && !isCoordinate(p.latitude, 90)) throw new DomainError(400, "Invalid input: latitude");
-  if (p.longitude != null && !isCoordinate(p.longitude, 180)) throw new DomainError(400, "Invalid input: longitude");
-  if (p.timezone !== undefined && !isTimeZone(p.timezone)) throw new DomainError(400, "Invalid input: timezone");
+  if (p.latitude != null && !isCoordinate(p.latitude, 90)) throw new DomainError(400, MSG.invalidInput("latitude"));
+  if (p.longitude != null && !isCoordinate(p.longitude, 180)) throw new DomainError(400, MSG.invalidInput("longitude"));
+  if (p.timezone !== undefined && !isTimeZone(p.timezone)) throw new DomainError(400, MSG.invalidInput("timezone"));
 }
 
 /** A site by id, if the caller may see it. Cached by id; the scope is applied to the cached row. */
 export async function findSite(c: ConfigContext, site_id: string): Promise<SiteRow | null> {
   if (!isId(site_id)) return null;
-  const row = await c.cached(`site:${site_id}`, async () => {
-    const rows: SiteRow[] = await c.db.query(`SELECT * FROM sites WHERE site_id = $1`, [site_id]);
-    return rows[0] ?? null;
-  });
+  const row = await c.cached(`site:${site_id}`, () => repo.siteById(c.db, site_id));
   const [scopeSite] = c.scopeIds;
   return row && (scopeSite === null || row.site_id === scopeSite) ? row : null;
 }
@@ -92,30 +79,28 @@ export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id:
   if (!p.latitude && !p.longitude) throw new DomainError(400, MSG.siteLatLong);
   checkPlace(p);
   const id = newId();
-  let rows: SiteRow[];
+  let row: SiteRow;
   try {
-    rows = await c.db.query(
-      `INSERT INTO sites (site_id, site_name, location, latitude, longitude, timezone, retention_period,
-                          edge_current_version, edge_previous_version, created_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING *`,
-      [
-        id,
-        p.site_name,
-        p.location,
-        p.latitude || null,
-        p.longitude || null,
-        p.timezone,
-        p.retention_period ?? DEFAULT_RETENTION_DAYS,
-        p.edge_firmware.current_version ?? null,
-        p.edge_firmware.previous_version ?? null,
-        Date.now(),
-      ],
+    row = await repo.insertSite(
+      c.db,
+      {
+        site_id: id,
+        site_name: p.site_name,
+        location: p.location,
+        latitude: p.latitude || null,
+        longitude: p.longitude || null,
+        timezone: p.timezone,
+        retention_period: p.retention_period ?? DEFAULT_RETENTION_DAYS,
+        edge_current_version: p.edge_firmware.current_version ?? null,
+        edge_previous_version: p.edge_firmware.previous_version ?? null,
+      },
+      Date.now(),
     );
   } catch (err) {
     if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(p.site_name));
     throw new DomainError(400, MSG.siteCreateError);
   }
-  await c.changed("site", "created", siteEvent(rows[0]));
+  await c.changed("site", "created", siteEvent(row));
   return { id };
 }
 
@@ -124,11 +109,9 @@ export async function removeSite(c: ConfigContext, site_id: string): Promise<str
   requireWrite(mayCreateSite(c.user));
   const site = await findSite(c, site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
-  const [{ n }]: { n: number }[] = await c.db.query(`SELECT count(*)::int AS n FROM plants WHERE site_id = $1`, [site_id]);
-  if (n > 0) throw new DomainError(400, MSG.siteHasPlants);
+  if ((await repo.plantsOnSite(c.db, site_id)) > 0) throw new DomainError(400, MSG.siteHasPlants);
   try {
-    const deleted = returned<SiteRow>(await c.db.query(`DELETE FROM sites WHERE site_id = $1 RETURNING *`, [site_id]));
-    if (deleted.length === 0) throw new DomainError(400, MSG.invalidSiteId(site_id));
+    if (!(await repo.deleteSite(c.db, site_id))) throw new DomainError(400, MSG.invalidSiteId(site_id));
   } catch (err) {
     if (isForeignKeyViolation(err)) {
       throw new DomainError(400, MSG.siteHasPlants);
@@ -160,20 +143,25 @@ export async function updateSite(c: ConfigContext, p: SiteUpdate): Promise<strin
     if (next !== undefined) current = next;
   }
   const name = p.site_name ?? site.site_name;
-  let rows: SiteRow[];
+  let row: SiteRow | null;
   try {
-    rows = returned(await c.db.query(
-      `UPDATE sites SET site_name = $2, location = $3, latitude = $4, longitude = $5, timezone = $6,
-              retention_period = $7, edge_current_version = $8, edge_previous_version = $9
-        WHERE site_id = $1 RETURNING *`,
-      [site.site_id, name, p.location, latitude, longitude, p.timezone ?? site.timezone, p.retention_period, current, previous],
-    ));
+    row = await repo.updateSite(c.db, {
+      site_id: site.site_id,
+      site_name: name,
+      location: p.location,
+      latitude,
+      longitude,
+      timezone: p.timezone ?? site.timezone,
+      retention_period: p.retention_period,
+      edge_current_version: current,
+      edge_previous_version: previous,
+    });
   } catch (err) {
     if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(name));
     throw err;
   }
-  if (rows.length === 0) throw new DomainError(400, MSG.invalidSite);
-  await c.changed("site", "updated", siteEvent(rows[0]));
+  if (!row) throw new DomainError(400, MSG.invalidSite);
+  await c.changed("site", "updated", siteEvent(row));
   return MSG.siteUpdated;
 }
 
@@ -187,13 +175,7 @@ export async function getSite(c: ConfigContext, site_id: string) {
 /** Op 32: every site for the SaaS roles, the own site for everyone else. */
 export async function listSites(c: ConfigContext, page: Page) {
   const [site] = c.scopeIds;
-  const rows = await c.cachedList(`sites:${site ?? "*"}`, async () => {
-    const found: SiteRow[] = await c.db.query(
-      `SELECT * FROM sites WHERE ($1::uuid IS NULL OR site_id = $1::uuid) ORDER BY created_at, site_name`,
-      [site],
-    );
-    return found.map((r) => siteView(r, true));
-  });
+  const rows = await c.cachedList(`sites:${site ?? "*"}`, async () => (await repo.listSites(c.db, site)).map((r) => siteView(r, true)));
   return paged(c, rows, page);
 }
 
@@ -201,11 +183,7 @@ export async function listSites(c: ConfigContext, page: Page) {
 export async function resolveSite(c: ConfigContext, site_id: string) {
   if (!isId(site_id)) return null;
   return c.cached(`site.resolve:${site_id}`, async () => {
-    const rows: { site_id: string; site_name: string; timezone: string; retention_period: string }[] = await c.db.query(
-      `SELECT site_id, site_name, timezone, retention_period FROM sites WHERE site_id = $1`,
-      [site_id],
-    );
-    const row = rows[0];
+    const row = await repo.siteSummary(c.db, site_id);
     return row ? { ...row, retention_period: Number(row.retention_period) } : null;
   });
 }

@@ -4,38 +4,22 @@
  * the rollups, so a year of minute data answers about as fast as a day. Names, tags and the
  * site's time zone come from config's actions.
  */
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { Principal } from "../../lib/access";
-import { DomainError } from "../../lib/errors";
-import { MAX_TEXT } from "../../lib/validation";
 import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { ReadingBatch } from "../pipelines/streams";
-import {
-  listMonitorIds,
-  resolveMonitors,
-  retentionCutoffs,
-  visibleAsset,
-  visibleFunction,
-  visibleMonitor,
-  type Caller,
-  type ResolvedMonitor,
-} from "../cm/config-client";
-import { figuresOf, hasData, roleTags, seriesOf, toTrendValue, TREND_METRICS } from "./figures";
-import { MSG } from "./messages";
-import { ENERGY_MONITOR_TYPE, energyMetrics } from "./metrics";
+import { resolveMonitors, retentionCutoffs, type Caller, type ResolvedMonitor } from "../cm/config-client";
+import { figuresOf, roleTags } from "./figures";
+import { ingestActions } from "./ingest.actions";
+import { energyMetrics, isEnergyMonitor } from "./metrics";
+import { metricsActions } from "./metrics.actions";
 import { migrations } from "./migrations";
+import { EMS_SCHEMAS } from "./openapi";
 import * as repo from "./repo";
 import { quarterOf, type Reading } from "./rollup";
-import { bucketStarts, formatLocal, INTERVALS, isTimeZone, nextBucket, parseIsoDate } from "./time";
-import { PAGE_PARAMS, pageOf } from "../../lib/paging";
-
-type Meta = { user: Principal };
-
-/** Most trend buckets one answer holds (hourly over about 11 years). */
-export const MAX_TREND_BUCKETS = 100_000;
+import { zoneOf, type Range } from "./time";
 
 interface EmsLocals {
   db: DataSource;
@@ -46,26 +30,11 @@ interface EmsMethods {
   groupMetrics(monitors: ResolvedMonitor[], range: Range): Promise<ReturnType<typeof energyMetrics>>;
 }
 
-interface Range {
-  from: number;
-  to: number;
-}
+/** `this` in ems's handlers, events and methods. */
+export type EmsThis = Service<ServiceSettingSchema> & EmsLocals & EmsMethods;
 
-const optionalText = { type: "string", max: MAX_TEXT, optional: true } as const;
-
-/** `from` and `to` present and ISO 8601, `from` before `to`. */
-function rangeOf(params: { from?: string; to?: string }): Range {
-  if (!params.from || !params.to) throw new DomainError(400, MSG.insufficientDates);
-  const from = parseIsoDate(params.from);
-  const to = parseIsoDate(params.to);
-  if (from === undefined || to === undefined || from >= to) throw new DomainError(400, MSG.invalidDate);
-  return { from, to };
-}
-
-const isEnergyMonitor = (m: ResolvedMonitor): boolean => m.monitor_type === ENERGY_MONITOR_TYPE;
-
-/** The site's zone, UTC when it has none the runtime knows. */
-const zoneOf = (m: ResolvedMonitor): string => (m.timezone && isTimeZone(m.timezone) ? m.timezone : "UTC");
+/** A group of the service's actions, spread into its schema's `actions`. */
+export type EmsActions = Record<string, ActionSchema<EmsThis>>;
 
 /**
  * The durable group "ems" on the readings stream. A redelivered batch is a no-op (readings are
@@ -101,119 +70,11 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
   mixins: [StreamMixin(), DbMixin({ schema: "ems", migrations }), DailyJobMixin("retention", deleteOldReadings)],
   streams,
+  settings: { openapi: { schemas: EMS_SCHEMAS } },
 
   actions: {
-    /** Internal: a batch of readings, as the readings stream delivers it (tests and tools call it directly). */
-    "ingest.readings": {
-      visibility: "public",
-      params: {
-        readings: {
-          type: "array",
-          items: {
-            type: "object",
-            props: {
-              monitor_id: { type: "string", max: MAX_TEXT },
-              tag_id: { type: "string", max: MAX_TEXT },
-              ts: { type: "number", integer: true },
-              value: { type: "number" },
-            },
-          },
-        },
-      },
-      async handler(ctx: Context<{ readings: Reading[] }>) {
-        return { applied: await this.storeReadings(ctx, ctx.params.readings) };
-      },
-    },
-
-    /** Op 75. */
-    monitor: {
-      params: { monitor_id: optionalText, from: optionalText, to: optionalText },
-      async handler(ctx: Context<{ monitor_id?: string; from?: string; to?: string }, Meta>) {
-        if (!ctx.params.monitor_id) throw new DomainError(400, MSG.monitorIdNotGiven);
-        const range = rangeOf(ctx.params);
-        const monitor = await visibleMonitor(ctx, ctx.meta.user, ctx.params.monitor_id);
-        if (!monitor || !isEnergyMonitor(monitor)) throw new DomainError(400, MSG.monitorIdInvalid);
-        // percent_of_total is the monitor's share of its function's energy monitors.
-        const peers = await resolveMonitors(ctx, await listMonitorIds(ctx, { function_id: monitor.function_id }));
-        peers.set(monitor.monitor_id, monitor);
-        const metrics = await this.groupMetrics([...peers.values()].filter(isEnergyMonitor), range);
-        return metrics.find((m) => m.monitor_id === monitor.monitor_id);
-      },
-    },
-
-    /** Op 76. `function_id` holds a function's id, or an asset's when `label` is `asset`. */
-    all: {
-      params: {
-        function_id: optionalText,
-        from: optionalText,
-        to: optionalText,
-        label: optionalText,
-        ...PAGE_PARAMS,
-        $$messages: { unknown: MSG.excessInputs },
-      },
-      async handler(
-        ctx: Context<{ function_id?: string; from?: string; to?: string; label?: string; limit?: number; offset?: number }, Meta>,
-      ) {
-        const { function_id: id, label } = ctx.params;
-        if (!id) throw new DomainError(400, MSG.functionOrAssetNotGiven);
-        if (!label) throw new DomainError(400, MSG.insufficientInputs);
-        if (label !== "function" && label !== "asset") throw new DomainError(400, MSG.invalidInput("label"));
-        const range = rangeOf(ctx.params);
-        const parent =
-          label === "function" ? await visibleFunction(ctx, ctx.meta.user, id) : await visibleAsset(ctx, ctx.meta.user, id);
-        if (!parent) throw new DomainError(400, MSG.functionNotFound);
-        const filter = label === "function" ? { function_id: id } : { asset_id: id };
-        const monitors = [...(await resolveMonitors(ctx, await listMonitorIds(ctx, filter))).values()].filter(isEnergyMonitor);
-        // percent_of_total is a share of the function's consumption (contract), an asset's monitors included:
-        // they are figured among all of their function's energy monitors, as op 75 figures one.
-        const peers = new Map(monitors.map((m) => [m.monitor_id, m]));
-        if (label === "asset" && monitors.length) {
-          for (const m of (await resolveMonitors(ctx, await listMonitorIds(ctx, { function_id: monitors[0].function_id }))).values()) {
-            if (!peers.has(m.monitor_id) && isEnergyMonitor(m)) peers.set(m.monitor_id, m);
-          }
-        }
-        const own = new Set(monitors.map((m) => m.monitor_id));
-        const metrics = (await this.groupMetrics([...peers.values()], range)).filter((m) => own.has(m.monitor_id));
-        return pageOf(ctx, metrics, ctx.params);
-      },
-    },
-
-    /** Op 77. Whole local buckets overlapping [from, to), in the site's time zone. */
-    trend: {
-      params: {
-        monitor_id: optionalText,
-        from: optionalText,
-        to: optionalText,
-        metric: optionalText,
-        interval: optionalText,
-      },
-      async handler(ctx: Context<{ monitor_id?: string; from?: string; to?: string; metric?: string; interval?: string }, Meta>) {
-        const p = ctx.params;
-        if (!p.monitor_id) throw new DomainError(400, MSG.monitorIdNotGiven);
-        if (!p.metric) throw new DomainError(400, MSG.metricNotGiven);
-        if (!p.from || !p.to) throw new DomainError(400, MSG.insufficientDates);
-        if (!p.interval) throw new DomainError(400, MSG.insufficientInputs);
-        const metric = TREND_METRICS[p.metric];
-        if (!metric) throw new DomainError(400, MSG.invalidInput("metric"));
-        const interval = INTERVALS[p.interval];
-        if (!interval) throw new DomainError(400, MSG.invalidInput("interval"));
-        const range = rangeOf(p);
-        const monitor = await visibleMonitor(ctx, ctx.meta.user, p.monitor_id);
-        if (!monitor || !isEnergyMonitor(monitor)) throw new DomainError(400, MSG.monitorNotFound);
-
-        const tz = zoneOf(monitor);
-        const starts = bucketStarts(range.from, range.to, interval, tz, MAX_TREND_BUCKETS);
-        if (starts.length > MAX_TREND_BUCKETS) throw new DomainError(400, MSG.invalidInput("interval"));
-        const end = nextBucket(starts[starts.length - 1], interval, tz);
-        const tags = roleTags(monitor.tags);
-        const tagIds = tags.filter((t) => t.role === metric.role).map((t) => t.tag_id);
-        const days = interval === "hourly" ? undefined : { tz };
-        const rows = await repo.aggregate(this.db, [monitor.monitor_id], tagIds, starts, end, days);
-        if (!hasData(rows, monitor.monitor_id, tags, metric.role)) throw new DomainError(400, MSG.noEnergyData);
-        const series = seriesOf(rows, monitor.monitor_id, tags, metric.role, starts.length);
-        return starts.map((s, i) => ({ Date: formatLocal(s, tz), Energy: toTrendValue(metric.role, series[i]), unit: metric.unit }));
-      },
-    },
+    ...ingestActions,
+    ...metricsActions,
   },
 
   events: {

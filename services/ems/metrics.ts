@@ -8,6 +8,9 @@ export type TagRole = "energy" | "power" | "voltage" | "current";
 
 export const ENERGY_MONITOR_TYPE = "energy-monitor";
 
+/** Energy monitors are the ones of type `energy-monitor` (contract); ems ignores the rest. */
+export const isEnergyMonitor = (m: { monitor_type: string }): boolean => m.monitor_type === ENERGY_MONITOR_TYPE;
+
 /** Role of a tag by its unit, and the factor to the role's base unit (kWh, kW, V, A). */
 export function roleOfUnit(unit: string | null | undefined): { role: TagRole; factor: number } | undefined {
   switch ((unit ?? "").trim().toLowerCase()) {

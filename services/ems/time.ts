@@ -9,6 +9,12 @@ export { parseIsoDate } from "../../lib/time";
 
 export type Interval = "hourly" | "daily" | "weekly" | "monthly";
 
+/** The range of an operation, epoch ms, `to` excluded. */
+export interface Range {
+  from: number;
+  to: number;
+}
+
 /** The spellings accepted for `interval` (the spec's request form uses `month`). */
 export const INTERVALS: Record<string, Interval> = {
   hourly: "hourly",
@@ -52,6 +58,9 @@ export function isTimeZone(timeZone: string): boolean {
     return false;
   }
 }
+
+/** The zone a site's buckets follow: its `timezone`, UTC when it has none the runtime knows. */
+export const zoneOf = (site: { timezone?: string | null }): string => (site.timezone && isTimeZone(site.timezone) ? site.timezone : "UTC");
 
 interface Wall {
   year: number;

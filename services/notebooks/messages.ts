@@ -4,6 +4,8 @@ export const MSG = {
   renamed: "Rename Successful",
   saved: "Notebook saved",
   createFileError: (detail: string) => `Error occurred while creating the notebook file: ${detail}`,
+  /** The spec's second create error; files here belong to the service's own user, so nothing sets ownership. */
+  ownershipError: (detail: string) => `Error occurred while setting ownership of the notebook file: ${detail}`,
   idsRequired: "Notebook IDs are required",
   deleteFileError: (detail: string) => `Error occurred while deleting the notebook file: ${detail}`,
   deleteError: (detail: string) => `Error occurred during notebook deletion: ${detail}`,
@@ -20,6 +22,10 @@ export const MSG = {
   executionError: (detail: string) => `Error occurred during notebook execution: ${detail}`,
   requestError: (detail: string) => `Error occurred during request processing: ${detail}`,
   excessInputs: "Excess inputs",
+  /** Contract: a required input missing where the spec names no message of its own (run's `module`). */
+  insufficientInputs: "Insufficient inputs",
+  /** Contract: a value of the wrong type or outside its enumeration. */
+  invalidInput: (field: string) => `Invalid input: ${field}`,
   /** Contract: run without a kernel on the machine, 500. */
   runtimeMissing: "Jupyter runtime not available",
 } as const;

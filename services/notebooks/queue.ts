@@ -6,8 +6,9 @@
  */
 import type { DataSource } from "typeorm";
 import { NotebookFiles, unlinkIfPresent } from "./files";
-import { executeNotebook, type Execution } from "./kernel";
+import { executeNotebook, type Execution, type RunOutcome } from "./kernel";
 import { MSG } from "./messages";
+import { claimNextRun, recordRunOutcome, type ClaimedRun } from "./runs.repo";
 
 interface Logger {
   info(...args: unknown[]): void;
@@ -23,12 +24,6 @@ export interface RunQueueOptions {
   /** The interpreter with nbclient, or null when the machine has none. */
   python: () => Promise<string | null>;
   logger: Logger;
-}
-
-interface Claimed {
-  run_id: string;
-  owner: string;
-  notebook_name: string;
 }
 
 export class RunQueue {
@@ -61,23 +56,13 @@ export class RunQueue {
 
   private async claimWhileFree(): Promise<void> {
     while (!this.closed && this.running.size < this.o.concurrency) {
-      const now = Date.now();
-      // TypeORM answers an UPDATE with [rows, affected].
-      const [rows] = (await this.o.db.query(
-        `UPDATE runs r SET status = 'running', started_at = $1, node_id = $2
-           FROM notebooks n
-          WHERE n.notebook_id = r.notebook_id
-            AND r.run_id = (SELECT run_id FROM runs WHERE status = 'queued' ORDER BY queued_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING r.run_id, n.owner, n.notebook_name`,
-        [now, this.o.nodeId],
-      )) as [Claimed[], number];
-      const claimed = rows[0];
+      const claimed = await claimNextRun(this.o.db, this.o.nodeId, Date.now());
       if (!claimed) return;
       this.start(claimed);
     }
   }
 
-  private start(run: Claimed): void {
+  private start(run: ClaimedRun): void {
     const slot: { execution?: Execution; task: Promise<void> } = { task: Promise.resolve() };
     this.running.set(run.run_id, slot);
     slot.task = this.execute(run, slot)
@@ -88,24 +73,20 @@ export class RunQueue {
       });
   }
 
-  private async execute(run: Claimed, slot: { execution?: Execution }): Promise<void> {
+  private async execute(run: ClaimedRun, slot: { execution?: Execution }): Promise<void> {
     const python = await this.o.python();
     const executed = this.o.files.executed(run.owner, run.notebook_name);
-    let outcome;
-    if (!python) outcome = { status: "failed" as const, error: MSG.runtimeMissing };
+    let outcome: RunOutcome;
+    if (!python) outcome = { status: "failed", error: MSG.runtimeMissing };
     else {
       const execution = executeNotebook(python, this.o.files.source(run.owner, run.notebook_name), executed, this.o.timeoutS);
       slot.execution = execution;
       if (this.closed) execution.kill();
       outcome = await execution.done;
     }
-    const result = await this.o.db.query(
-      `UPDATE runs SET status = $2, error = $3, ended_at = $4 WHERE run_id = $1`,
-      [run.run_id, outcome.status, outcome.error, Date.now()],
-    );
+    const recorded = await recordRunOutcome(this.o.db, run.run_id, outcome, Date.now());
     // The notebook was deleted while it ran: its executed copy must not be left behind.
-    const affected = Number((result as [unknown[], number])[1] ?? 0);
-    if (affected === 0) await unlinkIfPresent(executed).catch(() => undefined);
+    if (recorded === 0) await unlinkIfPresent(executed).catch(() => undefined);
   }
 
   /** Stops claiming, kills what runs here and waits until those runs are recorded as interrupted. */

@@ -1,12 +1,40 @@
-/** Queries of the notebooks schema, and the Notebook object of the spec made from a row. */
+/**
+ * The queries of the notebooks table (who sees which, schedules), and the Notebook object of the
+ * spec made from a row; runs.repo.ts holds those of the runs table. Raw parametrised SQL through
+ * the DataSource's query(), no entities, as in every service.
+ */
 import type { DataSource, EntityManager } from "typeorm";
 import type { Principal } from "../../lib/access";
-import { newId } from "../../lib/ids";
-import { visibleWhere } from "./access";
 import { executedName, relativePath } from "./names";
 import type { Day, Schedule } from "./schedule";
 
-type Db = DataSource | EntityManager;
+export type Db = DataSource | EntityManager;
+
+/** TypeORM answers an UPDATE or DELETE with [rows, affected]. */
+export type Affected<T = unknown> = [T[], number];
+
+/**
+ * Who sees which notebooks. A user sees and changes its own; a site admin also those of its
+ * site's users, a plant admin those of its plant's users (by the owner's scope stored at
+ * creation); a SaaS admin every one. Everyone else, a support analyst included, only its own.
+ * A SQL condition on the `notebooks` row aliased `n`, with its parameters numbered from `first`.
+ */
+export function visibleWhere(user: Principal, first: number): { sql: string; params: unknown[] } {
+  const p = (i: number) => `$${first + i}`;
+  switch (user.user_type) {
+    case "saas-admin":
+      return { sql: "TRUE", params: [] };
+    case "site-admin":
+      return { sql: `(n.owner = ${p(0)} OR n.site_id = ${p(1)})`, params: [user.username, user.site_id ?? ""] };
+    case "plant-admin":
+      return {
+        sql: `(n.owner = ${p(0)} OR (n.site_id = ${p(1)} AND n.plant_id = ${p(2)}))`,
+        params: [user.username, user.site_id ?? "", user.plant_id ?? ""],
+      };
+    default:
+      return { sql: `n.owner = ${p(0)}`, params: [user.username] };
+  }
+}
 
 export interface NotebookRow {
   notebook_id: string;
@@ -172,10 +200,65 @@ export async function clearSchedule(db: Db, ids: string[], by: string, now: numb
   );
 }
 
-export async function queueRuns(db: Db, ids: string[], module: string, by: string, now: number): Promise<void> {
-  await db.query(
-    `INSERT INTO runs (run_id, notebook_id, module, requested_by, status, queued_at)
-     SELECT run_id, notebook_id, $3, $4, 'queued', $5 FROM unnest($1::uuid[], $2::uuid[]) AS t(run_id, notebook_id)`,
-    [ids.map(() => newId()), ids, module, by, now],
+/** The number of notebook rows deleted (0: another request deleted it first). */
+export async function deleteNotebook(db: Db, id: string): Promise<number> {
+  const [, affected] = (await db.query(`DELETE FROM notebooks WHERE notebook_id = $1`, [id])) as Affected;
+  return affected;
+}
+
+/** Where a notebook's file is, as its row names it: the owner's folder and the file name. */
+export interface NotebookFileName {
+  owner: string;
+  notebook_name: string;
+}
+
+/**
+ * Renames a notebook under its row's lock, so one rename of a notebook runs at a time on any
+ * replica: the row's name and the file change together, and a throw of `moveFile` (or a taken
+ * name: the unique violation is thrown as it is) rolls the row back untouched.
+ */
+export async function renameLocked(
+  db: DataSource,
+  rename: { id: string; name: string; by: string; now: number },
+  moveFile: (current: NotebookFileName) => Promise<void>,
+): Promise<"renamed" | "unchanged" | "missing"> {
+  return db.transaction(async (tx) => {
+    const [current] = (await tx.query(`SELECT notebook_name, owner FROM notebooks WHERE notebook_id = $1 FOR UPDATE`, [
+      rename.id,
+    ])) as NotebookFileName[];
+    if (!current) return "missing";
+    if (current.notebook_name === rename.name) return "unchanged";
+    await tx.query(`UPDATE notebooks SET notebook_name = $2, updated_at = $3, updated_by = $4 WHERE notebook_id = $1`, [
+      rename.id,
+      rename.name,
+      rename.now,
+      rename.by,
+    ]);
+    await moveFile(current);
+    return "renamed";
+  });
+}
+
+export interface ScheduledRow {
+  notebook_id: string;
+  schedule_period: Day | null;
+  schedule_time: string;
+  schedule_until: string;
+  scheduled_at: string;
+}
+
+export async function scheduledNotebooks(db: Db): Promise<ScheduledRow[]> {
+  return db.query(
+    `SELECT notebook_id, schedule_period, schedule_time, schedule_until, scheduled_at FROM notebooks WHERE until_at IS NOT NULL`,
   );
+}
+
+/** Schedules whose `until` is before `now` are cleared: those notebooks are Not Scheduled. */
+export async function expireSchedules(db: Db, now: number): Promise<number> {
+  const [, expired] = (await db.query(
+    `UPDATE notebooks SET schedule_period = NULL, schedule_time = NULL, schedule_until = NULL, until_at = NULL, scheduled_at = NULL
+      WHERE until_at < $1`,
+    [now],
+  )) as Affected;
+  return expired;
 }

@@ -3,11 +3,11 @@
  * per-process caches of the ingest path, and the request's Moleculer context (for calls to
  * config and events). The service builds it; the operation modules stay free of the schema.
  */
-import type { Context } from "moleculer";
+import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Principal } from "../../lib/access";
 import type { StreamClient } from "../../mixins/stream.mixin";
-import type { Partitions } from "./storage";
+import type { Partitions } from "./partitions";
 import type { TtlCache } from "./ttl-cache";
 
 export interface KeyedPipeline {
@@ -36,3 +36,22 @@ export interface PipelineMeta {
 }
 
 export type Ctx<P = unknown> = Context<P, PipelineMeta>;
+
+/** What the service keeps (the mixins bring `db` and `streams`). */
+export interface PipelinesLocals {
+  db: DataSource;
+  streams: StreamClient;
+  env: PipelinesEnv;
+  timers: NodeJS.Timeout[];
+}
+
+export interface PipelinesMethods {
+  /** A periodic job that logs its failures instead of dying, stopped with the service. */
+  every(ms: number, name: string, work: () => Promise<unknown>): void;
+}
+
+/** `this` in the service's handlers, wherever they are written. */
+export type PipelinesThis = Service<ServiceSettingSchema> & PipelinesLocals & PipelinesMethods;
+
+/** A module of the service's actions, spread into its schema's `actions`. */
+export type PipelinesActions = Record<string, ActionSchema<PipelinesThis>>;

@@ -1,7 +1,7 @@
 /**
- * Pipelines of both kinds (ops 46-56): create, update, delete, fetch, list, count and actions.
- * Each function is one operation's story: permission, input rules, scope, the write, and the
- * events that tell config which monitors a pipeline feeds.
+ * One pipeline of either kind (ops 46-53): create, update, delete and fetch. Each function is one
+ * operation's story: permission, input rules, scope, the write, and the events that tell config
+ * which monitors a pipeline feeds. Lists, counts and actions over many are in fleet.ts.
  */
 import { inScope, mayWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
 import { config } from "../../lib/config";
@@ -15,21 +15,15 @@ import {
   firmwareOf,
   fetchView,
   hashIngestKey,
-  listItemView,
   monitorIdsOf,
   newIngestKey,
   registrationIsValid,
   slaveIds,
-  statusesFor,
-  statusWhileQueued,
-  type ActionName,
   type PipelineKind,
-  type PipelineRow,
   type ResolvedMonitor,
 } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
 import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "./streams";
-import { pageOf } from "../../lib/paging";
 
 /** The spec's texts differ by kind: "Pipeline" for third-party, "Gateway" for edge-server. */
 const TEXTS = {
@@ -41,7 +35,7 @@ const TEXTS = {
     updateFault: { status: 500, message: MSG.pipelineUpdateError },
     deleteFault: { status: 500, message: MSG.pipelineDeleteError },
     fetchFault: { status: 500, message: MSG.pipelineFetchError },
-    insufficientPlace: "Insufficient inputs",
+    insufficientPlace: MSG.insufficientInputs,
   },
   edge: {
     invalidId: MSG.invalidGatewayId,
@@ -49,9 +43,9 @@ const TEXTS = {
     updated: MSG.gatewayUpdated,
     // The spec lists `Error creating gateway` with the edge create's 400s.
     createFault: { status: 400, message: MSG.gatewayCreateError },
-    updateFault: { status: 500, message: "Internal error" },
-    deleteFault: { status: 500, message: "Internal error" },
-    fetchFault: { status: 500, message: "Internal error" },
+    updateFault: { status: 500, message: MSG.internalError },
+    deleteFault: { status: 500, message: MSG.internalError },
+    fetchFault: { status: 500, message: MSG.internalError },
     insufficientPlace: MSG.insufficientInput("plant_id"),
   },
 } as const;
@@ -59,7 +53,7 @@ const TEXTS = {
 const TRANSIENT = new Set(["SERVICE_NOT_FOUND", "SERVICE_NOT_AVAILABLE", "REQUEST_TIMEOUT", "REQUEST_REJECTED", "QUEUE_FULL"]);
 
 /** Runs an operation; an unexpected fault answers the operation's documented message, never its details. */
-async function guarded<T>(env: PipelinesEnv, fault: { status: number; message: string }, work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(env: PipelinesEnv, fault: { status: number; message: string }, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -71,17 +65,17 @@ async function guarded<T>(env: PipelinesEnv, fault: { status: number; message: s
   }
 }
 
-function requireWrite(user: Principal): void {
+export function requireWrite(user: Principal): void {
   if (!mayWrite(user, "pipeline")) throw forbidden(MSG.unauthorizedOperation);
 }
 
-const scopeIds = (scope: Scope): repo.ScopeIds =>
+export const scopeIds = (scope: Scope): repo.ScopeIds =>
   scope.kind === "all" ? [null, null] : scope.kind === "site" ? [safeId(scope.site_id), null] : [safeId(scope.site_id), safeId(scope.plant_id)];
 const NOTHING = "00000000-0000-0000-0000-000000000000";
 const safeId = (id: string): string => (isId(id) ? id : NOTHING);
 
 /** A pipeline of this kind that the caller may see, or the kind's `Invalid ... ID` (existence never leaks). */
-async function visiblePipeline(env: PipelinesEnv, user: Principal, kind: PipelineKind | undefined, id: string, invalid: (id: string) => string) {
+export async function visiblePipeline(env: PipelinesEnv, user: Principal, kind: PipelineKind | undefined, id: string, invalid: (id: string) => string) {
   const row = isId(id) ? await repo.findPipeline(env.db, id, kind) : null;
   if (!row || !inScope(scopeOf(user), row)) throw badRequest(invalid(id));
   return row;
@@ -191,7 +185,7 @@ function checkBody(kind: PipelineKind, body: Required<Pick<PipelineInput, "data_
     kind === "edge"
       ? checkEdgeBody({ ...body, settings: body.settings ?? {} })
       : checkThirdPartyBody({ ...body, settings: body.settings });
-  if (problem) throw badRequest(problem);
+  if (problem) throw badRequest(problem.message, problem.field);
 }
 
 /** Writes the pipeline and its registrations in one transaction; the spec's messages for a taken MAC or monitor. */
@@ -303,7 +297,7 @@ export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: 
   const current = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
   return guarded(env, texts.deleteFault, async () => {
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
-    await env.db.query(`DELETE FROM pipelines WHERE pipeline_id = $1`, [current.pipeline_id]);
+    await repo.deletePipeline(env.db, current.pipeline_id);
     await changed(ctx, current.pipeline_id);
     announce(ctx, { ...current, settings: current.settings }, before, new Map());
     return texts.deleted;
@@ -336,78 +330,6 @@ export async function getPipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: str
   const macs = macIdsOf(ctx.params.mac_ids);
   if (macs.length && !macs.includes(row.mac_address.toLowerCase())) throw badRequest(texts.invalidId(ctx.params.pipeline_id));
   return guarded(env, texts.fetchFault, async () => fetchView(row, config().latestGatewayFirmware));
-}
-
-interface ListInput {
-  plant_id?: string;
-  function_id?: string;
-  status?: string;
-  limit?: number;
-  offset?: number;
-}
-
-function filterOf(p: ListInput): repo.ListFilter | null {
-  // An empty value (`?function_id=&plant_id=…`) is a filter not given.
-  const plant_id = p.plant_id || null;
-  const function_id = p.function_id || null;
-  if (!plant_id && !function_id) throw badRequest("Insufficient inputs");
-  if ((plant_id && !isId(plant_id)) || (function_id && !isId(function_id))) return null;
-  return { plant_id, function_id };
-}
-
-/** Op 54, with the names from config and the last actions of each pipeline. */
-export async function listPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
-  const filter = filterOf(ctx.params);
-  const rows = filter ? await repo.listPipelines(env.db, filter, scopeIds(scopeOf(ctx.meta.user))) : [];
-  const page = pageOf(ctx, rows, ctx.params);
-  const names = await namesOf(ctx, page);
-  const actions = await repo.lastActions(env.db, page.map((r) => r.pipeline_id));
-  const latest = config().latestGatewayFirmware;
-  return page.map((r) => listItemView(r, names(r), actions.get(r.pipeline_id) ?? [], latest));
-}
-
-async function namesOf(ctx: Ctx, rows: PipelineRow[]) {
-  const plants = new Map<string, string | null>();
-  const functions = new Map<string, string | null>();
-  await Promise.all([
-    ...[...new Set(rows.map((r) => r.plant_id))].map(async (id) => plants.set(id, (await resolvePlant(ctx, id))?.plant_name ?? null)),
-    ...[...new Set(rows.map((r) => r.function_id).filter((id): id is string => !!id))].map(async (id) =>
-      functions.set(id, (await resolveFunction(ctx, id))?.function_name ?? null),
-    ),
-  ]);
-  return (r: PipelineRow) => ({ plant_name: plants.get(r.plant_id) ?? null, function_name: r.function_id ? (functions.get(r.function_id) ?? null) : null });
-}
-
-/** Op 55 with the contract's status filter. */
-export async function countPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
-  const filter = filterOf(ctx.params);
-  let statuses: repo.ListFilter["statuses"];
-  if (ctx.params.status !== undefined) {
-    const s = statusesFor(ctx.params.status);
-    if (!s) throw badRequest(MSG.invalidInput("status"));
-    statuses = s;
-  }
-  if (!filter) return 0;
-  return repo.countPipelines(env.db, { ...filter, statuses }, scopeIds(scopeOf(ctx.meta.user)));
-}
-
-/** Op 56: one action per named pipeline, all or none; the gateways pick them up from the ingestion API. */
-export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: ActionName }>) {
-  requireWrite(ctx.meta.user);
-  const raw = ctx.params.pipeline_id ?? ctx.params.id;
-  if (raw === undefined) throw badRequest("Insufficient inputs");
-  const ids = [...new Set(Array.isArray(raw) ? raw : [raw])];
-  if (ids.length === 0) throw badRequest("Insufficient inputs");
-  for (const id of ids) await visiblePipeline(env, ctx.meta.user, undefined, id, MSG.invalidGatewayId);
-  return guarded(env, { status: 500, message: MSG.somethingWentWrong }, async () => {
-    const now = Date.now();
-    // Sorted: pipelines are locked in this order, so two requests naming the same ones cannot deadlock.
-    const keys = [...new Set(ids.map((id) => id.toLowerCase()))].sort();
-    await env.db.transaction(async (tx) => {
-      for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, statusWhileQueued(ctx.params.action), now);
-    });
-    return MSG.actionQueued;
-  });
 }
 
 export type { ResolvedMonitor };

@@ -13,12 +13,9 @@ import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type AcceptedReading, type Component } from "./rules";
-import { daysOf, insertReadings, isNoPartition } from "./storage";
+import { DAY_MS, daysOf, DEFAULT_RETENTION_DAYS, isNoPartition } from "./storage";
 import { STREAMS, type ReadingBatch, type WaveformMessage } from "./streams";
 
-const DAY_MS = 24 * 3600 * 1000;
-/** Used when config cannot say (the spec's default retention). */
-const DEFAULT_RETENTION_DAYS = 180;
 /** How many of a batch's readings `latest_event` shows. */
 const LATEST_EVENTS = 5;
 
@@ -81,7 +78,7 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
   await env.partitions.ensure(env.db, days);
   const write = () =>
     env.db.transaction(async (tx) => {
-      await insertReadings(tx, batch, readings);
+      await repo.insertReadings(tx, batch, readings);
       // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
       await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
@@ -111,7 +108,7 @@ export interface WaveformInput {
 export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>) {
   const pipeline = await authenticate(env, ctx);
   const p = ctx.params;
-  if (!isId(p.monitor_id)) throw badRequest(MSG.invalidInput("monitor_id"));
+  if (!isId(p.monitor_id)) throw badRequest(MSG.invalidInput("monitor_id"), "monitor_id");
   // The bound readings have: a capture from a clock far ahead would stand as the latest for good.
   if (p.ts > Date.now() + FUTURE_SLACK_MS) throw badRequest(MSG.waveformInFuture);
   const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
@@ -130,11 +127,7 @@ export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>)
     samples: p.samples,
   };
   await env.db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO waveforms (waveform_id, pipeline_id, site_id, monitor_id, tag, axis, ts, sample_rate_hz, samples, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [message.waveform_id, message.pipeline_id, message.site_id, monitor_id, p.tag, p.axis, p.ts, p.sample_rate_hz, p.samples, Date.now()],
-    );
+    await repo.insertWaveform(tx, message, Date.now());
     await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message, message.pipeline_id);
     await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
   });

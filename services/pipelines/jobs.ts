@@ -10,10 +10,7 @@ import { runDaily } from "../../lib/daily-job";
 import { resolveSite } from "./config-client";
 import type { PipelinesEnv } from "./context";
 import * as repo from "./repo";
-import { daysAround, partitionName, retentionPlan } from "./storage";
-
-const DAY_MS = 24 * 3600 * 1000;
-const DEFAULT_RETENTION_DAYS = 180;
+import { DAY_MS, daysAround, DEFAULT_RETENTION_DAYS, retentionPlan } from "./storage";
 
 export async function sweepOverdueActions(env: PipelinesEnv): Promise<string[]> {
   const failed = await repo.failOverdueActions(env.db, config().pipelineActionTimeoutMs, Date.now());
@@ -43,7 +40,7 @@ export async function runRetention(env: PipelinesEnv, ctx: Pick<Context, "call">
 
 /** The work runs outside the claim, so a DROP's lock on `readings` is held only for itself. */
 async function deleteExpired(env: PipelinesEnv, ctx: Pick<Context, "call">, now: number): Promise<RetentionReport> {
-  const siteIds = ((await env.db.query(`SELECT site_id FROM retention_sites`)) as { site_id: string }[]).map((r) => r.site_id);
+  const siteIds = await repo.retentionSiteIds(env.db);
   const sites = await Promise.all(
     siteIds.map(async (site_id) => {
       // Config unreachable fails the run (its claim is given back): guessing the default could
@@ -55,20 +52,12 @@ async function deleteExpired(env: PipelinesEnv, ctx: Pick<Context, "call">, now:
   await env.partitions.refresh(env.db);
   const plan = retentionPlan(now, env.partitions.all(), sites);
   for (const day of plan.drop) {
-    await env.db.query(`DROP TABLE IF EXISTS ${partitionName(day)}`);
+    await repo.dropPartition(env.db, day);
     env.partitions.forget(day);
   }
   let deleted = 0;
-  for (const { site_id, before } of plan.deleteBefore) {
-    const res = (await env.db.query(`DELETE FROM readings WHERE site_id = $1 AND ts < to_timestamp($2::float8 / 1000)`, [site_id, before])) as [
-      unknown,
-      number,
-    ];
-    deleted += res[1] ?? 0;
-  }
-  for (const { site_id, retention_days } of sites) {
-    await env.db.query(`DELETE FROM waveforms WHERE site_id = $1 AND ts < $2`, [site_id, now - retention_days * DAY_MS]);
-  }
+  for (const { site_id, before } of plan.deleteBefore) deleted += await repo.deleteReadingsBefore(env.db, site_id, before);
+  for (const { site_id, retention_days } of sites) await repo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
   if (plan.drop.length || deleted) env.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
   return { ran: true, dropped: plan.drop, deleted };
 }

@@ -25,7 +25,10 @@ export const MSG = {
   invalidPlantId: (id: string) => `Invalid Plant ID: ${id}`,
   invalidFunctionId: (id: string) => `Invalid Function ID: ${id}`,
   invalidInput: (field: string) => `Invalid input: ${field}`,
+  insufficientInputs: "Insufficient inputs",
   excessInputs: "Excess inputs",
+  /** What an edge pipeline's update, delete or fetch answers on a fault (the spec names none). */
+  internalError: "Internal error",
   unauthorizedOperation: "Unauthorized operation",
 
   // Actions (op 56)

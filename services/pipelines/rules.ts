@@ -190,6 +190,8 @@ export function mappingOf(
 // ---------------------------------------------------------------- readings
 
 export const MAX_READINGS = 10000;
+/** Samples of one capture; bounded so that its stream message stays under NATS's 1 MB payload. */
+export const MAX_SAMPLES = 32768;
 /** A reading more than this ahead of the server's clock is refused: a gateway clock gone wrong. */
 export const FUTURE_SLACK_MS = 24 * 3600 * 1000;
 

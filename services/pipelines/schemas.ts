@@ -5,7 +5,7 @@
  * subtype's schema with the same messages.
  */
 import type { ValidationSchema } from "fastest-validator";
-import { compileParams, MAX_TEXT, type Checker, type InputMessages } from "../../lib/validation";
+import { compileParams, MAX_TEXT, type Checker, type Finding, type InputMessages } from "../../lib/validation";
 import { MSG } from "./messages";
 import { PAGE_PARAMS } from "../../lib/paging";
 
@@ -15,8 +15,10 @@ export const DATA_SOURCES = ["Edge IOT Gateway", "Edge IoT Gateway", "Third-Part
 export const EDGE_SUBTYPES = ["File", "SQL", "Modbus RTU", "OPC-UA"] as const;
 export type EdgeSubtype = (typeof EDGE_SUBTYPES)[number];
 
-const text = { type: "string", max: MAX_TEXT } as const;
-const optText = { ...text, optional: true } as const;
+export const text = { type: "string", max: MAX_TEXT } as const;
+export const optText = { ...text, optional: true } as const;
+/** The path's id of every operation on one pipeline. */
+export const idParams = { pipeline_id: text } as const;
 const int = { type: "number", integer: true } as const;
 const optInt = { ...int, optional: true } as const;
 const bool = { type: "boolean" } as const;
@@ -258,17 +260,16 @@ export interface PipelineBody {
   registration?: Record<string, unknown>[];
 }
 
-/** The spec's message for the first rule the body breaks, or null. Ops 50 and 52. */
-export function checkEdgeBody(body: PipelineBody): string | null {
+/** The first rule the body breaks (the spec's message and the input at fault), or null. Ops 50 and 52. */
+export function checkEdgeBody(body: PipelineBody): Finding | null {
   const subtype = body.data_source_subtype as EdgeSubtype;
-  if (subtype === "SQL" && body.data_type !== "Production") return MSG.sqlOnlyProduction;
+  if (subtype === "SQL" && body.data_type !== "Production") return { message: MSG.sqlOnlyProduction, field: "data_type" };
   const settings = edgeSettings[subtype]({ settings: body.settings });
   if (settings !== true) return settings;
   const tags = edgeTags[subtype]({ tags: body.tags });
   if (tags !== true) return tags;
-  if (body.data_type !== "Production" && body.tags.some((t) => t.is_production !== undefined)) {
-    return MSG.invalidInput("is_production");
-  }
+  const production = body.data_type === "Production" ? -1 : body.tags.findIndex((t) => t.is_production !== undefined);
+  if (production >= 0) return { message: MSG.invalidInput("is_production"), field: `tags[${production}].is_production` };
   if (body.registration) {
     const reg = registrationCheck({ registration: body.registration });
     if (reg !== true) return reg;
@@ -277,7 +278,7 @@ export function checkEdgeBody(body: PipelineBody): string | null {
 }
 
 /** Ops 46 and 48: the settings every third-party pipeline has, its subtype's, and tag items. */
-export function checkThirdPartyBody(body: Partial<PipelineBody> & { data_source_subtype: string }): string | null {
+export function checkThirdPartyBody(body: Partial<PipelineBody> & { data_source_subtype: string }): Finding | null {
   if (body.settings) {
     const base = thirdPartySettingsBase({ settings: body.settings });
     if (base !== true) return base;
@@ -286,7 +287,7 @@ export function checkThirdPartyBody(body: Partial<PipelineBody> & { data_source_
       const res = bySubtype({ settings: body.settings });
       if (res !== true) return res;
     }
-    if (!Object.values(body.settings).every(isPlainValue)) return MSG.invalidInput("settings");
+    if (!Object.values(body.settings).every(isPlainValue)) return { message: MSG.invalidInput("settings"), field: "settings" };
   }
   if (body.tags) {
     const tags = thirdPartyTags({ tags: body.tags });

@@ -5,13 +5,14 @@
 import { randomUUID } from "node:crypto";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { idFrom, makePlace, makeUser, watcherBody, type Place } from "./alerting-fixtures";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
 let place: Place;
 let watcherId: string;
 const T0 = Date.now() - 3_600_000; // an hour ago: inside the default 7-day range
 
-const err = (status: number, message: string) => ({ status, body: { error: { status, message } } });
+const err = (status: number, message: string, field?: string) => ({ status, body: envelope(status, message, field) });
 const pick = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
 
 interface Alert {

@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { idFrom, makePlace, makeUser, watcherBody, type Place } from "./alerting-fixtures";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
 let place: Place;
@@ -16,7 +17,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const err = (status: number, message: string) => ({ status, body: { error: { status, message } } });
+const err = (status: number, message: string, field?: string) => ({ status, body: envelope(status, message, field) });
 const pick = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
 
 async function create(body: unknown) {

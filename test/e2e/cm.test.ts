@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { insertUsers } from "../helpers/users";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
 const ids = { site: "", plant: "", otherPlant: "", fn: "", asset: "", otherAsset: "", monitor: "", idle: "" };
@@ -12,8 +13,8 @@ const TS = 1_750_000_000_000;
 const FS = 2000;
 const N = 4096;
 
-type Err = { error: { status: number; message: string } };
-const err = (status: number, message: string): Err => ({ error: { status, message } });
+type Err = { error: { status: number; message: string; field?: string } };
+const err = (status: number, message: string, field?: string): Err => envelope(status, message, field);
 
 async function create(path: string, body: Record<string, unknown>): Promise<string> {
   const res = await t.http<{ id: string }>("POST", path, { body });

@@ -1,5 +1,6 @@
 /** Functions (ops 23-27) and assets (ops 11-16), over HTTP, as the SaaS admin. */
 import { startTestNode, type TestNode } from "../helpers/node";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
 let site: string;
@@ -8,7 +9,7 @@ let otherPlant: string;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = "5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 async function post(path: string, body: Record<string, unknown>): Promise<string> {
   const res = await t.http<{ id: string }>("POST", path, { body });

@@ -5,12 +5,13 @@
 import type { Context } from "moleculer";
 import { httpClient, startTestNode, type TestNode } from "../helpers/node";
 import { insertUsers } from "../helpers/users";
+import { envelope } from "../helpers/envelope";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
 const PIPELINE = "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d";
 const ELSEWHERE_PIPELINE = "1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d";
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 async function post(t: TestNode, path: string, body: Record<string, unknown>): Promise<string> {
   const res = await t.http<{ id: string }>("POST", path, { body });

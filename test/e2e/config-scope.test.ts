@@ -6,9 +6,10 @@
  */
 import { httpClient, startTestNode, type HttpClient, type TestNode } from "../helpers/node";
 import { insertUsers } from "../helpers/users";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 interface Tenant {
   site: string;

@@ -1,5 +1,6 @@
 /** Sites and plants (ops 28-37) and server time (op 78), over HTTP, as the SaaS admin. */
 import { startTestNode, type TestNode } from "../helpers/node";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ afterAll(async () => {
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 function siteBody(name: string, extra: Record<string, unknown> = {}) {
   return {

@@ -9,12 +9,13 @@ import { increasesByBucket, type Rollup } from "../../services/ems/rollup";
 import { bucketStarts } from "../../services/ems/time";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { eventually } from "./pipelines-fixtures";
+import { envelope } from "../helpers/envelope";
 
 let t: TestNode;
 const ids = { site: "", plant: "", fn: "", asset: "", a: "", b: "", c: "", process: "", lab: "", d: "" };
 
-type Err = { error: { status: number; message: string } };
-const err = (status: number, message: string): Err => ({ error: { status, message } });
+type Err = { error: { status: number; message: string; field?: string } };
+const err = (status: number, message: string, field?: string): Err => envelope(status, message, field);
 
 const T0 = Date.parse("2025-03-29T23:00:00Z"); // 30 March 00:00 in Berlin (+01:00)
 const Q = 15 * 60_000;

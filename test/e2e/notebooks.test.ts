@@ -9,6 +9,7 @@ import http from "node:http";
 import path from "node:path";
 import { basic, startTestNode, type TestNode } from "../helpers/node";
 import { insertUsers, type TestUser } from "../helpers/users";
+import { envelope } from "../helpers/envelope";
 
 /** Generous: a kernel takes seconds to start on a loaded 2-core machine. */
 const RUN_TIMEOUT_S = 90;
@@ -69,7 +70,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(path.dirname(dir), { recursive: true, force: true });
 });
 
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 async function create(u: TestUser = ana): Promise<Created> {
   const res = await t.http<Created>("POST", "/_notebooks/notebooks", as(u));

@@ -1,9 +1,10 @@
 /**
- * /openapi.json: served without authentication, lists exactly the routes the gateway serves,
- * is a well-formed OpenAPI 3.1 document, and documents the answers the gateway really gives.
+ * /openapi.json: made from what the running services declare, served without authentication,
+ * lists exactly the routes the gateway serves, is a well-formed OpenAPI 3.1 document, and
+ * documents the answers (error texts included) the gateway and the services really give.
  */
-import { documentationOf, DOCUMENT_PATHS } from "../../services/api/openapi";
-import { OPERATIONS } from "../../services/api/routes";
+import { DOCUMENT_PATHS } from "../../services/api/openapi";
+import { SERVICE_SCHEMAS } from "../../services";
 import { startTestNode, type TestNode } from "../helpers/node";
 
 interface Doc {
@@ -15,8 +16,7 @@ interface Doc {
 let t: TestNode;
 let doc: Doc;
 beforeAll(async () => {
-  // fatal: the 503s of services not started here are expected, not worth a log line each.
-  t = await startTestNode({ services: ["api", "auth", "config"], env: { LOG_LEVEL: "fatal" } });
+  t = await startTestNode({ services: Object.keys(SERVICE_SCHEMAS), env: { LOG_LEVEL: "fatal" } });
   const res = await t.http<Doc>("GET", "/openapi.json", { auth: null });
   expect(res.status).toBe(200);
   doc = res.body;
@@ -27,6 +27,12 @@ afterAll(async () => {
 
 const ops = () =>
   Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+/** Whether the operation documents this status with this text; `<name>` in a documented text stands for a value. */
+function isDocumented(op: any, status: number, message: string): boolean {
+  const documented: string[] = Object.values(op.responses[String(status)]?.content?.["application/json"]?.examples ?? {}).map((e: any) => e.value.error.message);
+  const pattern = (d: string) => new RegExp(`^${d.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/<[^>]+>/g, ".*")}$`);
+  return documented.some((d) => d === message || pattern(d).test(message));
+}
 const toRoute = (path: string) => path.replace(/\{([A-Za-z_]+)\}/g, ":$1");
 
 describe("/openapi.json", () => {
@@ -34,14 +40,14 @@ describe("/openapi.json", () => {
     const res = await t.http("GET", "/openapi.json", { auth: null });
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(doc.openapi).toBe("3.1.0");
-    expect(DOCUMENT_PATHS).toEqual(["/openapi.json", "/docs"]);
+    expect(DOCUMENT_PATHS).toEqual(["/openapi.json", "/docs", "/"]);
   });
 
   it("lists every route the gateway serves, and no other", async () => {
     const aliases = await t.node.broker.call<{ fullPath: string; methods: string }[]>("api.listAliases");
     const served = new Set(aliases.map((a) => `${a.methods} ${a.fullPath.replace(/\/+$/, "")}`));
     const documented = new Set(ops().map((o) => `${o.method} ${toRoute(o.path)}`));
-    expect(served.size).toBe(OPERATIONS.length);
+    expect(served.size).toBeGreaterThan(90);
     expect([...documented].sort()).toEqual([...served].sort());
   });
 
@@ -58,8 +64,33 @@ describe("/openapi.json", () => {
     ]);
   });
 
-  it("has a documentation entry (summary, fields, messages) for every route", () => {
-    expect(OPERATIONS.filter((o) => !documentationOf(o)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  it("documents every operation for a newcomer: a summary, and each field with a description and a type", () => {
+    const gaps: string[] = [];
+    for (const { path, method, op } of ops()) {
+      if (!op.summary) gaps.push(`${method} ${path}: no summary`);
+      // Operation numbers belong to a document users do not have: only in x-operation-number.
+      if (/\bop(eration)?s?\s*\d/i.test(`${op.summary} ${op.description}`)) gaps.push(`${method} ${path}: names an operation number`);
+      const body = op.requestBody?.content["application/json"].schema.properties ?? {};
+      const fields = [...(op.parameters ?? []).map((p: any) => [p.name, p.in, p.schema]), ...Object.entries(body).map(([n, s]) => [n, "body", s])];
+      for (const [name, where, schema] of fields) {
+        if (where !== "path" && !schema.description) gaps.push(`${method} ${path}: ${name} has no description`);
+        if (!schema.type && !schema.$ref && !schema.enum && !schema.oneOf && !schema.const) gaps.push(`${method} ${path}: ${name} has no type`);
+      }
+    }
+    expect(gaps).toEqual([]);
+  });
+
+  it("gives the answers of a bare call (no body, unknown ids) as documented: status and text", async () => {
+    const id = "00000000-0000-4000-8000-000000000001";
+    const undocumented: string[] = [];
+    for (const { path, method, op } of ops()) {
+      const url = path.replace(/\{[A-Za-z_]+\}/g, id);
+      const auth = op.security.length ? undefined : null;
+      const res = await t.http<{ error?: { status: number; message: string } }>(method, url, { auth });
+      if (res.status < 400) continue;
+      if (!isDocumented(op, res.status, res.body?.error?.message ?? "")) undocumented.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(undocumented).toEqual([]);
   });
 
   it("is well formed: unique operation ids, declared path parameters, references that resolve", () => {
@@ -101,10 +132,7 @@ describe("/openapi.json", () => {
       const url = path.replace(/\{[A-Za-z_]+\}/g, id);
       const res = await t.http<{ error?: { status: number; message: string } }>(method, url, { auth: null });
       expect([404, 405]).not.toContain(res.status);
-      const documented = Object.values(op.responses[String(res.status)]?.content?.["application/json"]?.examples ?? {}).map(
-        (e: any) => e.value.error.message,
-      );
-      if (!res.body?.error || !documented.includes(res.body.error.message)) undocumented.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (!res.body?.error || !isDocumented(op, res.status, res.body.error.message)) undocumented.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(undocumented).toEqual([]);
   });

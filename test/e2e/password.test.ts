@@ -6,10 +6,11 @@
 import { Client } from "pg";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node";
 import { otpIn, startSmtp, type TestSmtp } from "../helpers/smtp";
+import { envelope } from "../helpers/envelope";
 
 const PASSWORD = "GoodPass123";
 const WEAK = "Weak password: Password must be at least 9 characters long and include a mix of uppercase, lowercase, and numbers.";
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 let t: TestNode;
 let smtp: TestSmtp;

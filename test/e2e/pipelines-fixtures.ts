@@ -1,7 +1,9 @@
 /** A configuration hierarchy and pipeline bodies for the pipelines tests, made through the API as a user would. */
 import type { TestNode } from "../helpers/node";
+import { envelope } from "../helpers/envelope";
 
-export const err = (status: number, message: string) => ({ error: { status, message } });
+/** An error's envelope: the spec's status and message; the input it names (`field`, EXTENSIONS.md) may stand beside them. */
+export const err = envelope;
 export const MISSING = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
 
 export async function post(t: TestNode, path: string, body: Record<string, unknown>): Promise<string> {

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node";
 import { passwordIn, startSmtp, type TestSmtp } from "../helpers/smtp";
+import { envelope } from "../helpers/envelope";
 
 const PASSWORD = "GoodPass123";
 const WEAK = "Weak password: Password must be at least 9 characters long and include a mix of uppercase, lowercase, and numbers.";
@@ -37,7 +38,7 @@ function body(username: string, user_type: string, extra: Record<string, unknown
   return { username, mobile_number: "5550100", country_code: "+1", user_type, password: PASSWORD, ...extra };
 }
 
-const err = (status: number, message: string) => ({ error: { status, message } });
+const err = envelope;
 
 async function sql(text: string, args: unknown[] = []) {
   const c = new Client({ connectionString: t.db.url });

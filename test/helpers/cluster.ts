@@ -14,7 +14,6 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { settledWithin } from "../../lib/wait";
-import { OPERATIONS } from "../../services/api/routes";
 import { createTestDatabase, type TestDatabase } from "./db";
 import { ADMIN, httpClient, type HttpClient } from "./node";
 
@@ -37,17 +36,23 @@ export function freePort(): Promise<number> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A GET route of each service that has one: the gateway looks for the action's node before it
- * checks credentials, so an anonymous GET answers 503 while the service is not (yet) on the bus
- * and 401 once it is. Services without a route (notifier) are reached through the others.
+ * A GET route of each service that has one: the gateway knows a route once its service has
+ * announced it (404 before), and looks for the action's node before it checks credentials, so an
+ * anonymous GET answers 503 while the service is away and 401 once it is on the bus. Services
+ * without a route (notifier) are reached through the others.
  */
+const PROBES: Record<string, string> = {
+  auth: "/_config/users/_list",
+  config: "/_config/sites/_list",
+  pipelines: "/_config/pipelines/_list",
+  alerting: "/_alerting/watchers/_list",
+  notebooks: "/_notebooks/notebooks/_all",
+  cm: "/_cm/assets/_list",
+  ems: "/_ems/monitor/_all",
+};
+
 function probePaths(services: string[]): string[] {
-  const paths: string[] = [];
-  for (const service of new Set(services)) {
-    const op = OPERATIONS.find((o) => o.method === "GET" && o.auth === "basic" && !o.path.includes(":") && o.action.split(".")[0] === service);
-    if (op) paths.push(op.path);
-  }
-  return paths;
+  return [...new Set(services)].flatMap((s) => (PROBES[s] ? [PROBES[s]] : []));
 }
 
 /** One service process: started, crashed, stopped and started again by the test. */
@@ -137,6 +142,8 @@ export interface Cluster {
   process(service: string): ServiceProcess;
   /** Polls HTTP until an authenticated read through api, auth and config succeeds. */
   waitReady(timeoutMs?: number): Promise<void>;
+  /** Starts one more process in the cluster (not waited for), running these services. */
+  addProcess(services: string[]): ServiceProcess;
   stop(): Promise<void>;
 }
 
@@ -181,7 +188,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     ...(opts.env ?? {}),
   };
   const seen = new Map<string, number>();
-  const procs = opts.processes.map((services) => {
+  const processFor = (services: string[]) => {
     const base = services.length ? services.join("+") : "all";
     // Replicas of one group (e.g. two config processes) get names, and so node ids, of their own.
     const n = (seen.get(base) ?? 0) + 1;
@@ -192,7 +199,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const env: Record<string, string> = { ...common, SERVICES: services.join(","), NODE_ID: `${namespace}-${name}` };
     if (services.length === 0 || services.includes("api")) env.PORT = String(port);
     return new ServiceProcess(name, env);
-  });
+  };
+  const procs = opts.processes.map(processFor);
   for (const p of procs) p.start();
 
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -218,8 +226,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       // Every service of the cluster on the bus, not only config: a test's first call may go anywhere.
       const all = opts.processes.some((p) => p.length === 0) ? [] : opts.processes.flat();
       for (const probe of all.length ? probePaths(all) : []) {
-        await pollUntil(async () => (await http("GET", probe, { auth: null })).status !== 503, timeoutMs, `the service behind GET ${probe}`, procs);
+        await pollUntil(async () => ![404, 503].includes((await http("GET", probe, { auth: null })).status), timeoutMs, `the service behind GET ${probe}`, procs);
       }
+    },
+    addProcess(services) {
+      const p = processFor(services);
+      procs.push(p);
+      p.start();
+      return p;
     },
     async stop() {
       await Promise.all(procs.map((p) => p.stop("SIGTERM")));

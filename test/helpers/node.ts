@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { randomBytes } from "node:crypto";
 import { readConfig } from "../../lib/config";
-import { startNode, type RunningNode } from "../../lib/runtime";
+import { startNode, type RunningNode } from "../../bin/runtime";
 import { createTestDatabase, type TestDatabase } from "./db";
 
 export const ADMIN = { username: "admin@localhost", password: "AdminPass123" };

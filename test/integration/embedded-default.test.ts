@@ -58,18 +58,32 @@ function start(): Run {
   return { child, output: () => out, exited };
 }
 
-async function ready(run: Run): Promise<void> {
+/** A route of each service with one; anonymous, so 401 once its service is up. */
+const PROBES = [
+  "/_config/server-time",
+  "/_config/users/_list",
+  "/_config/pipelines/_list",
+  "/_alerting/watchers/_list",
+  "/_notebooks/notebooks/_all",
+  "/_cm/assets/_list",
+  "/_ems/monitor/_all",
+];
+
+/** What the probes answered from the moment the port opened, for the first start. */
+const firstAnswers: string[] = [];
+
+async function ready(run: Run, record = false): Promise<void> {
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (run.child.exitCode !== null) throw new Error(`exited early:\n${run.output()}`);
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/_config/server-time`);
-      // Every service has started (the gateway listens before the others are up).
-      if ((res.status === 200 || res.status === 401) && /started successfully/.test(run.output())) return;
+      const statuses = await Promise.all(PROBES.map(async (p) => (await fetch(`http://127.0.0.1:${port}${p}`)).status));
+      if (record) firstAnswers.push(...statuses.map((s, i) => `${s} ${PROBES[i]}`));
+      if (statuses.every((s) => s === 401)) return;
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`not ready:\n${run.output()}`);
 }
@@ -116,7 +130,7 @@ let admin = "";
 
 it("starts its own PostgreSQL under DATA_DIR and prints the bootstrap admin's credentials once", async () => {
   current = start();
-  await ready(current);
+  await ready(current, true);
   const m = /Username: (\S+)\s+Password: (\S+)/.exec(current.output());
   expect(m).not.toBeNull();
   admin = `${m![1]}:${m![2]}`;
@@ -124,6 +138,11 @@ it("starts its own PostgreSQL under DATA_DIR and prints the bootstrap admin's cr
   const res = await call(admin, "GET", "/_config/sites/_list");
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual([]);
+});
+
+it("listens only once every service has started: from the first answer on, no route is unknown (404) or unavailable (503)", () => {
+  expect(firstAnswers.length).toBeGreaterThan(0);
+  expect(firstAnswers.filter((a) => !a.startsWith("401"))).toEqual([]);
 });
 
 it("takes twenty concurrent creates like production: one per name, all of the distinct ones", async () => {

@@ -1,7 +1,8 @@
 /** The pipelines service's pure rules: statuses, reading checks, registration, retention plan, SQL connect's selection, array literals. */
 import { ignoreTypesOf, selectColumns, dialectOf } from "../../../services/pipelines/sql-connect";
 import { checkReadings, mappingOf, registrationIsValid, statusAfterAck, statusesFor, statusWhileQueued, type ResolvedMonitor } from "../../../services/pipelines/rules";
-import { arrayText, daysAround, daysOf, partitionDdl, retentionPlan } from "../../../services/pipelines/storage";
+import { arrayText, partitionDdl } from "../../../services/pipelines/repo";
+import { daysAround, daysOf, retentionPlan } from "../../../services/pipelines/storage";
 import { checkEdgeBody, leafKey } from "../../../services/pipelines/schemas";
 
 const DAY = 86400000;
@@ -111,8 +112,13 @@ describe("edge body rules", () => {
   });
 
   it("checks SQL's data type before its settings", () => {
-    expect(checkEdgeBody({ data_type: "Energy", data_source_subtype: "SQL", settings: {}, tags: [] })).toBe("SQL gateway only supports Production data type");
-    expect(checkEdgeBody({ data_type: "Production", data_source_subtype: "SQL", settings: {}, tags: [] })).toBe("Insufficient input: mac_address");
+    expect(checkEdgeBody({ data_type: "Energy", data_source_subtype: "SQL", settings: {}, tags: [] })?.message).toBe("SQL gateway only supports Production data type");
+    expect(checkEdgeBody({ data_type: "Production", data_source_subtype: "SQL", settings: {}, tags: [] })?.message).toBe("Insufficient input: mac_address");
+  });
+
+  it("names the input at fault", () => {
+    expect(checkEdgeBody({ data_type: "Energy", data_source_subtype: "SQL", settings: {}, tags: [] })?.field).toBe("data_type");
+    expect(checkEdgeBody({ data_type: "Production", data_source_subtype: "SQL", settings: {}, tags: [] })?.field).toBe("settings.mac_address");
   });
 });
 

@@ -4,9 +4,9 @@
  */
 import { ServiceBroker } from "moleculer";
 import { brokerOptions } from "../moleculer.config";
-import { setConfig, type AppConfig } from "./config";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded-pg";
-import { startHealthServer, type HealthServer } from "./health";
+import { setConfig, type AppConfig } from "../lib/config";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/embedded-pg";
+import { startHealthServer, type HealthServer } from "../lib/health";
 import { SERVICE_SCHEMAS } from "../services";
 import { dbOptionsOf, migrateSchema } from "../mixins/db.mixin";
 

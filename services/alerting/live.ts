@@ -1,0 +1,139 @@
+/**
+ * The live side of alerting: the readings stream's consumer, the evaluation of a batch against
+ * every enabled trigger (evaluation.ts), the series clocks written in bulk, and the outbox that
+ * hands opened alerts to the notifier (outbox.ts). The schema lists these; the rules live in
+ * evaluator.ts and evaluation.ts, the SQL in repo.ts.
+ */
+import type { Context } from "moleculer";
+import { isId } from "../../lib/ids";
+import { countDomain } from "../../lib/metrics";
+import type { StreamConsumers } from "../../mixins/stream.mixin";
+import type { ReadingBatch } from "../pipelines/streams";
+import type { AlertingActions, AlertingThis, LiveMethods } from "./alerting.types";
+import { evaluateBatch, type BatchOutcome } from "./evaluation";
+import type { Reading } from "./evaluator";
+import { resolveGateway, resolveMonitors } from "./lookups";
+import { drainOutbox } from "./outbox";
+import { advanceClocks, transactional, type SeriesClock, type Sql } from "./repo";
+
+/** The outbox is drained this often; an opening also drains at once. */
+export const OUTBOX_INTERVAL_MS = 500;
+/** Series clocks of batches that changed no state are written this often. */
+export const CLOCK_FLUSH_MS = 200;
+
+/**
+ * The readings stream, read by the durable group "alerting": every replica shares it, so each
+ * batch is evaluated by one of them. Batches are keyed by pipeline, so the stream hands one
+ * pipeline's batches over one at a time in the order stored, across all replicas (the evaluator
+ * ignores a reading older than its series' clock: out of order, an excursion could be missed);
+ * up to 8 pipelines' batches at once per replica. `inPipelineOrder` stays as a cheap second guard
+ * (an unkeyed message from before partitions, read through the group's old consumer). The trigger
+ * row locks and the per-series clock make a batch that is redelivered open each alert once.
+ */
+export const READINGS_STREAM: StreamConsumers = {
+  readings: {
+    group: "alerting",
+    concurrency: 8,
+    async handler(this: unknown, batch: unknown) {
+      // The stream mixin calls this with the service as `this` and the message's data.
+      const self = this as AlertingThis;
+      const b = batch as ReadingBatch;
+      await self.inPipelineOrder(b.pipeline_id, () => self.evaluate(b.readings, true));
+    },
+  },
+};
+
+export const LIVE_ACTIONS: AlertingActions = {
+  /**
+   * Internal: evaluates a batch of readings (the readings stream's consumer calls it; so do
+   * tests and the benchmark). Idempotent: a batch seen before changes nothing.
+   */
+  evaluate: {
+    visibility: "public",
+    params: {
+      readings: {
+        type: "array",
+        max: 100_000,
+        items: {
+          type: "object",
+          props: { monitor_id: "string", tag_id: "string", ts: "number", value: "number" },
+        },
+      },
+    },
+    async handler(ctx: Context<{ readings: Reading[] }>): Promise<Record<keyof BatchOutcome, number>> {
+      const outcome = await this.evaluate(ctx.params.readings);
+      return { evaluated: outcome.evaluated, opened: outcome.opened.length, closed: outcome.closed.length };
+    },
+  },
+};
+
+export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
+  describer() {
+    return {
+      monitors: (ids) => resolveMonitors(this.broker, ids.filter(isId)),
+      gatewayDataType: async (id) => (await resolveGateway(this.broker, this.broker, id))?.data_type ?? null,
+    };
+  },
+
+  /** `buffered`: the clocks of a batch that changed nothing are written with the next flush (the stream path). */
+  async evaluate(readings: Reading[], buffered = false) {
+    const sink = buffered
+      ? (clocks: SeriesClock[], tx: Sql | null) => {
+          if (tx) return advanceClocks(tx, clocks);
+          for (const c of clocks) {
+            const key = `${c.monitor_id}\u0000${c.tag_id}`;
+            const known = this.pendingClocks.get(key);
+            if (!known || known.ts < c.ts) this.pendingClocks.set(key, c);
+          }
+        }
+      : undefined;
+    const outcome = await evaluateBatch(this.tx(), readings, this.describer(), sink);
+    for (const a of outcome.opened) countDomain(this.broker, "alerts.opened", { severity: a.severity });
+    for (const a of outcome.closed) countDomain(this.broker, "alerts.closed", { severity: a.severity });
+    if (outcome.opened.length) void this.drain();
+    return outcome;
+  },
+
+  async flushClocks() {
+    if (this.pendingClocks.size === 0) return;
+    const clocks = [...this.pendingClocks.values()];
+    this.pendingClocks = new Map();
+    await advanceClocks(this.db, clocks).catch((err: Error) => this.logger.warn("series clocks not written", err.message));
+  },
+
+  async inPipelineOrder<T>(pipeline_id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.pipelineTails.get(pipeline_id) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => undefined);
+    this.pipelineTails.set(pipeline_id, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.pipelineTails.get(pipeline_id) === tail) this.pipelineTails.delete(pipeline_id);
+    }
+  },
+
+  /** One drain at a time per replica; replicas share the work through SKIP LOCKED. */
+  async drain() {
+    if (this.draining) return;
+    const run = (async () => {
+      const notifierUp = this.broker.registry.actions.isAvailable("notifier.alerts.notify");
+      if (!notifierUp) return;
+      while ((await drainOutbox(this.tx(), (row) => this.broker.call("notifier.alerts.notify", row.payload as object))) > 0) {
+        /* keep draining while rows are due */
+      }
+    })();
+    this.draining = run;
+    try {
+      await run;
+    } catch (err) {
+      this.logger.warn("outbox drain failed; retrying", (err as Error).message);
+    } finally {
+      this.draining = undefined;
+    }
+  },
+
+  tx() {
+    return transactional(this.db);
+  },
+};

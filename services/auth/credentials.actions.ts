@@ -1,0 +1,60 @@
+/**
+ * Internal: who the caller of an HTTP request is. A verified credential is cached under a keyed
+ * fingerprint (never the password), so a request does not pay an argon2 hash each time.
+ */
+import type { Context } from "moleculer";
+import type { Principal } from "../../lib/access";
+import { config } from "../../lib/config";
+import { DomainError } from "../../lib/errors";
+import type { AuthActions } from "./context";
+import { MSG } from "./messages";
+import { credentialFingerprint, verifyPassword } from "./passwords";
+import * as repo from "./repo";
+import { principalOf, type UserRow } from "./users";
+
+/** The longest username and password `authenticate` will look at (a stored username is at most MAX_TEXT). */
+const MAX_USERNAME = 320;
+const MAX_PASSWORD = 1024;
+
+/** The cache key of a user's verified credential; `*` as the fingerprint names them all. */
+export const credentialKey = (username: string, fingerprint: string): string => `auth.credential:${username}:${fingerprint}`;
+
+/** Whether a user row still grants what an earlier read of it granted: same password hash, same principal. */
+const sameGrant = (before: UserRow, after: UserRow): boolean =>
+  before.password_hash === after.password_hash && JSON.stringify(principalOf(before)) === JSON.stringify(principalOf(after));
+
+export const credentialsActions: AuthActions = {
+  /** Who the caller of an HTTP request is; 401 `Invalid credentials` otherwise. */
+  authenticate: {
+    visibility: "public",
+    params: { username: "string", password: "string" },
+    async handler(ctx: Context<{ username: string; password: string }>): Promise<Principal> {
+      // Too long to be anyone's: wrong credentials (contract), refused before any hash is paid for.
+      if (ctx.params.username.length > MAX_USERNAME || ctx.params.password.length > MAX_PASSWORD) {
+        throw new DomainError(401, MSG.invalidCredentials);
+      }
+      const username = ctx.params.username.toLowerCase();
+      const cacher = ctx.broker.cacher;
+      const key = credentialKey(username, credentialFingerprint(this.credentialSecret, username, ctx.params.password));
+      const cached = cacher ? ((await cacher.get(key)) as Principal | null) : null;
+      if (cached) return cached;
+      const row = await repo.findUser(this.db, username);
+      if (!row || !(await verifyPassword(row.password_hash, ctx.params.password))) {
+        throw new DomainError(401, MSG.invalidCredentials);
+      }
+      await repo.touchLastLogin(this.db, username, Date.now());
+      const principal = principalOf(row);
+      if (!cacher || config().authCacheTtlS <= 0) return principal;
+      await cacher.set(key, principal, config().authCacheTtlS);
+      // A change committed while this request checked the old row has cleaned the cache before the set above:
+      // read the row again, so that the old credential or grant is not cached past the change.
+      const now = await repo.findUser(this.db, username);
+      if (now && sameGrant(row, now)) return principal;
+      await cacher.del(key);
+      if (!now || (now.password_hash !== row.password_hash && !(await verifyPassword(now.password_hash, ctx.params.password)))) {
+        throw new DomainError(401, MSG.invalidCredentials);
+      }
+      return principalOf(now);
+    },
+  },
+};

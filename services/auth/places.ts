@@ -1,0 +1,82 @@
+/**
+ * A user's site and plant, checked and named through the config service (its resolve actions
+ * are cached): where a user written by an operation belongs, and the names a read shows.
+ */
+import { inScope, scopeOf, type Principal, type UserType } from "../../lib/access";
+import type { Caller } from "../../lib/contract";
+import { badRequest } from "../../lib/errors";
+import { isId } from "../../lib/ids";
+import { MSG } from "./messages";
+import { placeKindOf, placeOf, type Place, type PlaceNames, type UserRow } from "./users";
+
+interface SiteRef {
+  site_id: string;
+  site_name: string;
+}
+interface PlantRef {
+  plant_id: string;
+  plant_name: string;
+  site_id: string;
+  site_name: string;
+}
+
+const resolveSite = (ctx: Caller, site_id: string) => ctx.call<SiteRef | null, { site_id: string }>("config.sites.resolve", { site_id });
+const resolvePlant = (ctx: Caller, plant_id: string) =>
+  ctx.call<PlantRef | null, { plant_id: string }>("config.plants.resolve", { plant_id });
+
+/** An empty string for a site or plant is as good as none: forms send "" for a field left blank. */
+export const given = (value: string | undefined): string | undefined => (value === undefined || value === "" ? undefined : value);
+
+/**
+ * Where a user of `type` belongs, from the request (or, on update, the user's current place
+ * when the request leaves it out). A site or plant outside the caller's scope answers as
+ * one that does not exist.
+ */
+export async function placeFor(ctx: Caller, caller: Principal, type: UserType, request: Partial<Place>, current?: UserRow): Promise<Place> {
+  const kind = placeKindOf(type);
+  if (kind === "all") return { site_id: null, plant_id: null };
+  const scope = scopeOf(caller);
+  const kept = current && placeKindOf(current.user_type) === kind ? placeOf(current) : undefined;
+  if (kind === "site") {
+    const siteId = request.site_id ?? kept?.site_id;
+    if (!siteId) throw badRequest(MSG.insufficientInputs);
+    const site = isId(siteId) ? await resolveSite(ctx, siteId) : null;
+    if (!site || !inScope(scope, { site_id: site.site_id })) throw badRequest(MSG.invalidSiteId(siteId));
+    return { site_id: site.site_id, plant_id: null };
+  }
+  const plantId = request.plant_id ?? kept?.plant_id;
+  if (!plantId) throw badRequest(MSG.insufficientInputs);
+  const plant = isId(plantId) ? await resolvePlant(ctx, plantId) : null;
+  if (!plant || !inScope(scope, { site_id: plant.site_id, plant_id: plant.plant_id })) {
+    throw badRequest(MSG.invalidPlantId(plantId));
+  }
+  // A user's site follows from its plant; a site that says otherwise is a mistake of the caller.
+  if (request.site_id && request.site_id.toLowerCase() !== plant.site_id) throw badRequest(MSG.invalidSiteId(request.site_id));
+  return { site_id: plant.site_id, plant_id: plant.plant_id };
+}
+
+/** Site and plant names of users, looked up once per site and plant. */
+export async function namesFor(ctx: Caller, rows: UserRow[]): Promise<(row: UserRow) => PlaceNames> {
+  const siteIds = new Set<string>();
+  const plantIds = new Set<string>();
+  for (const row of rows) {
+    const kind = placeKindOf(row.user_type);
+    if (kind === "site" && row.site_id) siteIds.add(row.site_id);
+    if (kind === "plant" && row.plant_id) plantIds.add(row.plant_id);
+  }
+  const [sites, plants] = await Promise.all([
+    Promise.all([...siteIds].map((id) => resolveSite(ctx, id))),
+    Promise.all([...plantIds].map((id) => resolvePlant(ctx, id))),
+  ]);
+  const siteNames = new Map(sites.filter((s): s is SiteRef => !!s).map((s) => [s.site_id, s.site_name]));
+  const plantRefs = new Map(plants.filter((p): p is PlantRef => !!p).map((p) => [p.plant_id, p]));
+  return (row: UserRow): PlaceNames => {
+    const kind = placeKindOf(row.user_type);
+    if (kind === "site") return { site_name: siteNames.get(row.site_id ?? "") ?? null, plant_name: null };
+    if (kind === "plant") {
+      const plant = plantRefs.get(row.plant_id ?? "");
+      return { site_name: plant?.site_name ?? null, plant_name: plant?.plant_name ?? null };
+    }
+    return { site_name: null, plant_name: null };
+  };
+}

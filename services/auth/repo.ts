@@ -1,0 +1,148 @@
+/**
+ * auth's queries on its own schema (users, otps): raw parametrised SQL through the TypeORM
+ * DataSource, or through the EntityManager of a transaction the caller holds.
+ */
+import type { DataSource, EntityManager } from "typeorm";
+import type { Scope, UserType } from "../../lib/access";
+import type { OtpRow } from "./otp";
+import type { Place, UserRow } from "./users";
+
+type Db = DataSource | EntityManager;
+
+export async function findUser(db: Db, username: string): Promise<UserRow | undefined> {
+  const rows: UserRow[] = await db.query(`SELECT * FROM users WHERE username = $1`, [username]);
+  return rows[0];
+}
+
+export async function touchLastLogin(db: Db, username: string, at: number): Promise<void> {
+  await db.query(`UPDATE users SET last_login_time = $2 WHERE username = $1`, [username, at]);
+}
+
+export interface NewUser extends Place {
+  username: string;
+  password_hash: string;
+  user_type: UserType;
+  mobile_number: string;
+  country_code: string;
+  modules: string[];
+  created_at: number;
+}
+
+/** False when the username is taken (a parallel create won). */
+export async function insertUser(db: Db, u: NewUser): Promise<boolean> {
+  const inserted: unknown[] = await db.query(
+    `INSERT INTO users (username, password_hash, user_type, site_id, plant_id, mobile_number, country_code, modules, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (username) DO NOTHING RETURNING username`,
+    [u.username, u.password_hash, u.user_type, u.site_id, u.plant_id, u.mobile_number, u.country_code, u.modules, u.created_at],
+  );
+  return inserted.length > 0;
+}
+
+export async function deleteUser(db: Db, username: string): Promise<void> {
+  await db.query(`DELETE FROM users WHERE username = $1`, [username]);
+}
+
+export interface UserChange extends Place {
+  mobile_number: string;
+  country_code: string;
+  user_type: UserType;
+  modules: string[];
+  /** null keeps the stored hash. */
+  password_hash: string | null;
+}
+
+export async function updateUser(db: Db, username: string, c: UserChange): Promise<void> {
+  await db.query(
+    `UPDATE users SET mobile_number = $2, country_code = $3, user_type = $4, site_id = $5, plant_id = $6,
+                      modules = $7, password_hash = COALESCE($8, password_hash)
+      WHERE username = $1`,
+    [username, c.mobile_number, c.country_code, c.user_type, c.site_id, c.plant_id, c.modules, c.password_hash],
+  );
+}
+
+export async function setPasswordHash(db: Db, username: string, passwordHash: string): Promise<void> {
+  await db.query(`UPDATE users SET password_hash = $2 WHERE username = $1`, [username, passwordHash]);
+}
+
+export interface UserFilter {
+  /** A site or plant id, lower case; undefined for every one. */
+  site_id?: string;
+  plant_id?: string;
+  /** The caller's scope, which applies whatever the filter asks for. */
+  scope: Scope;
+}
+
+/** One page of the visible users, oldest first, and how many there are in all. */
+export async function listUsers(
+  db: Db,
+  filter: UserFilter,
+  page: { limit?: number; offset?: number },
+): Promise<{ total: number; rows: UserRow[] }> {
+  const where = ["NOT hidden"];
+  const args: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    args.push(value);
+    where.push(sql.replace("?", `$${args.length}`));
+  };
+  if (filter.site_id !== undefined) add("site_id = ?", filter.site_id);
+  if (filter.plant_id !== undefined) add("plant_id = ?", filter.plant_id);
+  const { scope } = filter;
+  if (scope.kind !== "all") add("site_id = ?", scope.site_id);
+  // A plant's users see one another, not the site-admin above them (users.ts, userVisibleTo).
+  if (scope.kind === "plant") add("(plant_id = ? AND user_type IN ('plant-admin', 'general-user'))", scope.plant_id);
+
+  const clause = where.join(" AND ");
+  const [{ total }] = (await db.query(`SELECT count(*)::int AS total FROM users WHERE ${clause}`, args)) as { total: number }[];
+  const rows: UserRow[] = await db.query(
+    `SELECT * FROM users WHERE ${clause} ORDER BY created_at, username LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
+    [...args, page.limit ?? null, page.offset ?? 0],
+  );
+  return { total, rows };
+}
+
+/** A new OTP replaces the previous one and its count of wrong tries. */
+export async function saveOtp(db: Db, username: string, otpHash: string, expiresAt: number): Promise<void> {
+  await db.query(
+    `INSERT INTO otps (username, otp_hash, expires_at, attempts, verified) VALUES ($1, $2, $3, 0, false)
+     ON CONFLICT (username) DO UPDATE SET otp_hash = EXCLUDED.otp_hash, expires_at = EXCLUDED.expires_at, attempts = 0, verified = false`,
+    [username, otpHash, expiresAt],
+  );
+}
+
+/** The user's OTP, its row locked until the transaction `tx` ends. */
+export async function lockOtp(tx: EntityManager, username: string): Promise<OtpRow | undefined> {
+  const rows: OtpRow[] = await tx.query(`SELECT * FROM otps WHERE username = $1 FOR UPDATE`, [username]);
+  return rows[0];
+}
+
+export async function markOtpVerified(db: Db, username: string): Promise<void> {
+  await db.query(`UPDATE otps SET verified = true WHERE username = $1`, [username]);
+}
+
+export async function setOtpAttempts(db: Db, username: string, attempts: number): Promise<void> {
+  await db.query(`UPDATE otps SET attempts = $2 WHERE username = $1`, [username, attempts]);
+}
+
+export async function deleteOtp(db: Db, username: string): Promise<void> {
+  await db.query(`DELETE FROM otps WHERE username = $1`, [username]);
+}
+
+/** Serialises the first start of replicas: held until `tx` ends. */
+export async function lockBootstrap(tx: EntityManager): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('ims:auth:bootstrap'))`);
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const [{ n }] = (await db.query(`SELECT count(*)::int AS n FROM users`)) as { n: number }[];
+  return n;
+}
+
+/** The bootstrap SaaS admin: reserved, so it keeps its type and is never deleted. */
+export async function insertReservedAdmin(db: Db, username: string, passwordHash: string, modules: string[], createdAt: number): Promise<void> {
+  await db.query(
+    `INSERT INTO users (username, password_hash, user_type, site_id, plant_id, modules, created_at, reserved)
+     VALUES ($1, $2, 'saas-admin', NULL, NULL, $3, $4, true)`,
+    [username, passwordHash, modules, createdAt],
+  );
+}

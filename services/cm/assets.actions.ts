@@ -1,0 +1,54 @@
+/** The condition of an asset, and of a function's assets: status, faults and the open event. */
+import type { Context } from "moleculer";
+import type { RequestMeta } from "../../lib/contract";
+import { DomainError } from "../../lib/errors";
+import { PAGE_PARAMS, pageOf } from "../../lib/paging";
+import { MAX_TEXT } from "../../lib/validation";
+import { listAssets, visibleAsset, visibleFunction } from "./config-client";
+import type { CmActions } from "./cm.service";
+import { MSG } from "./messages";
+import { ASSET_ID_FIELD, EXAMPLES, FUNCTION_ID, PAGE_FIELDS } from "./openapi";
+
+const text = { type: "string", max: MAX_TEXT } as const;
+const excess = { unknown: MSG.excessInputs } as const;
+
+export const assetsActions: CmActions = {
+  "assets.get": {
+    http: {
+      op: 73,
+      routes: ["GET /_cm/assets/:asset_id"],
+      group: "cm",
+      summary: "Condition of an asset",
+      description: "The asset's status from its monitors' latest values, the faults its latest spectra show, and its open event.",
+      fields: { asset_id: ASSET_ID_FIELD },
+      answer: { schema: "$CmAsset", example: EXAMPLES.asset },
+      errors: [[400, MSG.excessInputs], [400, MSG.invalidAssetId]],
+    },
+    params: { asset_id: text, $$messages: excess },
+    async handler(ctx: Context<{ asset_id: string }, RequestMeta>) {
+      const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
+      if (!asset) throw new DomainError(400, MSG.invalidAssetId);
+      return this.assetObject(ctx, asset);
+    },
+  },
+
+  "assets.list": {
+    http: {
+      op: 74,
+      routes: ["GET /_cm/assets/_list"],
+      group: "cm",
+      summary: "Condition of a function's assets",
+      description: "The condition of each asset of the function, as the asset operation answers it.",
+      fields: { function_id: { description: "the function's id", example: FUNCTION_ID }, ...PAGE_FIELDS },
+      answer: { schema: "$CmAsset[]", example: [EXAMPLES.asset] },
+      errors: [[400, MSG.excessInputs], [400, MSG.invalidFunctionId]],
+    },
+    params: { function_id: text, ...PAGE_PARAMS, $$messages: excess },
+    async handler(ctx: Context<{ function_id: string; limit?: number; offset?: number }, RequestMeta>) {
+      const fn = await visibleFunction(ctx, ctx.meta.user, ctx.params.function_id);
+      if (!fn) throw new DomainError(400, MSG.invalidFunctionId);
+      const assets = pageOf(ctx, await listAssets(ctx, fn.function_id), ctx.params);
+      return Promise.all(assets.map((a) => this.assetObject(ctx, a)));
+    },
+  },
+};

@@ -1,0 +1,141 @@
+/** The resources cm answers with, and the docs of its fields (the resources are announced in the service's `openapi` setting). */
+import { arr, measured, nullable, obj, str, type JsonSchema } from "../../lib/openapi-schema";
+import type { FieldDoc } from "../../lib/operations";
+
+const COLORS = ["green", "yellow", "orange", "red", "grey"];
+const AMPLITUDE = "the tag's unit (velocity mm/s, acceleration g)";
+
+const text = (description: string, example?: unknown): JsonSchema => ({
+  ...str,
+  description,
+  ...(example !== undefined ? { examples: [example] } : {}),
+});
+
+export const CM_SCHEMAS: Record<string, JsonSchema> = {
+  FftPeak: obj({
+    freq: measured("number", "Hz", "the peak's frequency"),
+    tag_value: measured("number", AMPLITUDE, "the peak's amplitude (single-sided, Hann window)"),
+    fundamental_freq: measured(
+      "number",
+      "Hz",
+      "running speed: the asset's rotating_speed (RPM) / 60 when set, else the largest peak below 100 Hz; 0 when neither",
+    ),
+  }),
+  SpectrumPoint: obj({
+    freq: measured("number", "Hz", "the bin's frequency, from 0 to half the sample rate"),
+    tag_value: measured("number", AMPLITUDE, "the bin's amplitude (single-sided, Hann window)"),
+    peak: { type: "boolean", description: "whether the bin is one of the capture's peaks" },
+  }),
+  FaultSummary: obj({
+    monitor_name: text("the monitor the spectra are of", "Pump 1 DE bearing"),
+    summary: text(
+      "one line per fault found in the latest spectrum of each tag and axis (prefixed `[tag axis]` when the monitor has several), or why none was",
+      "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
+    ),
+    Timestamp: { ...str, format: "date-time", description: "time of the newest of those spectra, ISO 8601 in UTC" },
+  }),
+  MonitorValues: {
+    ...obj({ timestamp: { ...measured("integer", "epoch ms", "time of the newest value; null without one"), type: ["integer", "null"] } }),
+    additionalProperties: { ...nullable("number"), description: "per tag name of the monitor: its latest value in the tag's unit, null without one" },
+  },
+  MonitorColors: {
+    ...obj({
+      monitor_id: { ...str, format: "uuid" },
+      monitor_name: str,
+      timestamp: { ...measured("integer", "epoch ms", "time of the newest value shown; null without one"), type: ["integer", "null"] },
+    }),
+    additionalProperties: {
+      ...obj({
+        value: { ...nullable("number"), description: "the tag's latest value in its unit; null without one in the range" },
+        color: {
+          ...str,
+          enum: COLORS,
+          description: "from the tag's thresholds: below operational green, below caution yellow, below warning orange, else red; grey without thresholds or value",
+        },
+      }),
+      description: "per tag name of the monitor",
+    },
+  },
+  CmAsset: obj({
+    asset_id: { ...str, format: "uuid" },
+    asset_name: text("the asset's name", "Pump 1"),
+    asset_status: {
+      ...str,
+      enum: ["normal", "warning", "critical", ""],
+      description: "from the latest values against their thresholds (orange a warning, red critical); empty without an open event",
+    },
+    asset_faults: { ...arr(str), description: "faults found in the latest spectra of the asset's monitors", examples: [["Unbalance"]] },
+    event_id: text("the open event's id; empty without one"),
+    event_start: { type: ["integer", "string"], "x-unit": "epoch s", description: "when the open event started, epoch seconds; empty string without an event" },
+    event_severity: { type: ["integer", "string"], description: "1 high (critical), 2 medium (warning); empty string without an event" },
+    event_status: text("the open event's status; empty without one", "Under Investigation"),
+    event_label: text("what opened the event; empty without one", "Pump 1 DE bearing velocity_rms above warning threshold"),
+    event_assignee: text("who handles the event; empty when nobody does"),
+  }),
+};
+
+const MONITOR_ID = "6f1d2c3b-4a5e-4f60-8a71-92b3c4d5e6f7";
+const ASSET_ID = "3f1c2a9e-8a61-4a4e-9d0b-2b7f6c1d5e42";
+export const FUNCTION_ID = "2b7f6c1d-5e42-4a4e-9d0b-3f1c2a9e8a61";
+/** 2026-01-01T00:00:00Z. */
+const CAPTURE_MS = 1767225600000;
+
+export const MONITOR_ID_FIELD: FieldDoc = { description: "the monitor's id", example: MONITOR_ID };
+export const ASSET_ID_FIELD: FieldDoc = { description: "the asset's id", example: ASSET_ID };
+
+/** The query that names one capture: its monitor, tag, axis and time. */
+export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp", FieldDoc> = {
+  monitor_id: MONITOR_ID_FIELD,
+  tag: { description: "the capture's tag, as the gateway sent it with the waveform", example: "velocity" },
+  axis: { description: "the sensor axis of the capture", example: "x" },
+  timestamp: { description: "the capture's time, one that the timestamps operation lists", unit: "epoch ms", example: CAPTURE_MS },
+};
+
+/** The contract's paging of a list. */
+export const PAGE_FIELDS: Record<"limit" | "offset", FieldDoc> = {
+  limit: { description: "most items in the answer, 1 to 1000; the total is in the X-Total-Count header", example: 100 },
+  offset: { description: "items skipped before the first one answered", example: 0 },
+};
+
+/** Answer examples. */
+export const EXAMPLES = {
+  peaks: [
+    { freq: 24.8, tag_value: 2.013, fundamental_freq: 24.8 },
+    { freq: 49.6, tag_value: 0.402, fundamental_freq: 24.8 },
+  ],
+  spectrum: [
+    { freq: 0, tag_value: 0.0012, peak: false },
+    { freq: 0.5, tag_value: 0.0031, peak: false },
+    { freq: 24.8, tag_value: 2.013, peak: true },
+  ],
+  summary: [
+    {
+      monitor_name: "Pump 1 DE bearing",
+      summary: "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
+      Timestamp: "2026-01-01T00:00:00.000Z",
+    },
+  ],
+  timestamps: [CAPTURE_MS, CAPTURE_MS + 3_600_000],
+  values: { timestamp: CAPTURE_MS, velocity_rms: 4.2, temperature: 61.5 },
+  colors: [
+    {
+      monitor_id: MONITOR_ID,
+      monitor_name: "Pump 1 DE bearing",
+      timestamp: CAPTURE_MS,
+      velocity_rms: { value: 4.2, color: "yellow" },
+      temperature: { value: 61.5, color: "grey" },
+    },
+  ],
+  asset: {
+    asset_id: ASSET_ID,
+    asset_name: "Pump 1",
+    asset_status: "warning",
+    asset_faults: ["Unbalance"],
+    event_id: "9d0b2b7f-6c1d-4e42-8a61-3f1c2a9e4a4e",
+    event_start: 1767225600,
+    event_severity: 2,
+    event_status: "Under Investigation",
+    event_label: "Pump 1 DE bearing velocity_rms above caution threshold",
+    event_assignee: "",
+  },
+};

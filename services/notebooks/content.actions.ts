@@ -1,0 +1,104 @@
+/** Not in the spec: a notebook's cells over HTTP, read (or its executed copy) and replaced. */
+import type { Context } from "moleculer";
+import { DomainError } from "../../lib/errors";
+import { isId } from "../../lib/ids";
+import { text, type Meta, type NotebooksActions } from "./context";
+import { fsDetail, notebookOf, type CellInput } from "./files";
+import { MSG } from "./messages";
+import { NOTEBOOK_ID_FIELD } from "./openapi";
+import * as repo from "./repo";
+
+const CELLS_EXAMPLE = [
+  { cell_type: "markdown", source: "# Bearing vibration, Pune Works" },
+  { cell_type: "code", source: "import math\nprint(round(math.sqrt(2.1**2 + 1.4**2), 2))" },
+];
+
+export const contentActions: NotebooksActions = {
+  /** The notebook's JSON, or with `executed=true` its executed copy. */
+  content: {
+    http: {
+      routes: ["GET /_notebooks/notebooks/:notebook_id/_content"],
+      group: "notebooks",
+      summary: "A notebook's cells (the executed copy with executed=true)",
+      description: "The notebook file as Jupyter writes it (nbformat 4 JSON); with executed=true the copy its last run wrote, outputs included.",
+      fields: {
+        notebook_id: NOTEBOOK_ID_FIELD,
+        executed: { description: "the executed copy of the last run instead of the notebook itself", example: true },
+      },
+      answer: {
+        schema: "object",
+        example: { cells: CELLS_EXAMPLE.map((c, i) => ({ ...c, id: `cell-${i}`, metadata: {} })), metadata: {}, nbformat: 4, nbformat_minor: 5 },
+      },
+      errors: [[400, MSG.invalidId], [400, MSG.retrievalError("<detail>")]],
+    },
+    params: {
+      notebook_id: text,
+      executed: { type: "boolean", convert: true, optional: true },
+      $$messages: { insufficient: MSG.invalidId, invalid: MSG.invalidInput },
+    },
+    async handler(ctx: Context<{ notebook_id: string; executed?: boolean }, Meta>) {
+      const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
+      if (!row) throw new DomainError(400, MSG.invalidId);
+      const file = ctx.params.executed ? this.files.executed(row.owner, row.notebook_name) : this.files.source(row.owner, row.notebook_name);
+      try {
+        return await this.files.read(file);
+      } catch (err) {
+        const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+        throw new DomainError(400, MSG.retrievalError(missing && ctx.params.executed ? "The notebook has no executed copy yet" : fsDetail(err)));
+      }
+    },
+  },
+
+  /** Replaces the notebook's cells (nbformat 4), so a notebook can be written over HTTP. */
+  saveContent: {
+    http: {
+      routes: ["PUT /_notebooks/notebooks/:notebook_id/_content"],
+      group: "notebooks",
+      summary: "Replace a notebook's cells",
+      description: "Writes the notebook file anew from the cells (nbformat 4); cell ids and metadata are filled in as Jupyter would.",
+      fields: {
+        notebook_id: NOTEBOOK_ID_FIELD,
+        cells: { description: "the notebook's cells, in order: cell_type code, markdown or raw, and source", example: CELLS_EXAMPLE },
+        metadata: { description: "the notebook's metadata; Python 3 kernel metadata when left out" },
+        nbformat: { description: "the nbformat major version, when given: only 4", example: 4 },
+        nbformat_minor: { description: "accepted, not kept: the file is written as nbformat 4.5", example: 5 },
+      },
+      answer: { text: MSG.saved },
+      errors: [[400, MSG.notFound], [400, MSG.createFileError("<detail>")]],
+    },
+    params: {
+      notebook_id: text,
+      cells: {
+        type: "array",
+        max: 10_000,
+        items: {
+          type: "object",
+          props: {
+            cell_type: { type: "enum", values: ["code", "markdown", "raw"] },
+            source: [{ type: "string" }, { type: "array", items: "string" }],
+            id: { type: "string", pattern: /^[A-Za-z0-9_-]{1,64}$/, optional: true },
+            metadata: { type: "object", optional: true },
+            outputs: { type: "array", optional: true },
+            execution_count: { type: "number", integer: true, optional: true, nullable: true },
+            attachments: { type: "object", optional: true },
+          },
+        },
+      },
+      metadata: { type: "object", optional: true },
+      nbformat: { type: "equal", value: 4, optional: true },
+      nbformat_minor: { type: "number", integer: true, min: 0, optional: true },
+      $$messages: { invalid: MSG.invalidInput },
+    },
+    async handler(ctx: Context<{ notebook_id: string; cells: CellInput[]; metadata?: Record<string, unknown> }, Meta>) {
+      const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
+      if (!row) throw new DomainError(400, MSG.notFound);
+      try {
+        await this.files.write(row.owner, row.notebook_name, notebookOf(ctx.params.cells, ctx.params.metadata));
+      } catch (err) {
+        throw new DomainError(400, MSG.createFileError(fsDetail(err)));
+      }
+      await repo.touch(this.db, [row.notebook_id], ctx.meta.user.username, Date.now());
+      return MSG.saved;
+    },
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * What the notebooks actions see: the service's `this` (its locals and methods), the caller's
+ * meta, and the params rules the actions share.
+ */
+import type { Cron } from "croner";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { DataSource } from "typeorm";
+import type { Principal } from "../../lib/access";
+import type { DomainError } from "../../lib/errors";
+import { MAX_TEXT } from "../../lib/validation";
+import type { NotebookFiles } from "./files";
+import type { RunQueue } from "./queue";
+
+export type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
+
+export interface NotebooksLocals {
+  db: DataSource;
+  files: NotebookFiles;
+  queue: RunQueue;
+  ticker: Cron | undefined;
+  pythonProbe: { at: number; python: Promise<string | null> } | undefined;
+}
+
+export interface NotebooksMethods {
+  /** The interpreter with nbclient (NOTEBOOK_PYTHON, or probed); null: no Jupyter on this machine. */
+  jupyterPython(): Promise<string | null>;
+  tick(): Promise<void>;
+  /** The ids, all of them visible to the user; the first that is not answers with `fail`. */
+  visibleOrFail(user: Principal, ids: string[], fail: (id: string) => DomainError): Promise<string[]>;
+}
+
+export type NotebooksThis = Service<ServiceSettingSchema> & NotebooksLocals & NotebooksMethods;
+
+export type NotebooksSchema = ServiceSchema<ServiceSettingSchema, NotebooksMethods, NotebooksLocals, NotebooksThis>;
+
+/** A group of the service's actions, spread into its schema's `actions`: their handlers' `this` is the service's. */
+export type NotebooksActions = NonNullable<NotebooksSchema["actions"]>;
+
+export const text = { type: "string", max: MAX_TEXT } as const;
+export const idList = { type: "array", items: text, max: 1000 } as const;
+
+export const unique = (ids: string[]): string[] => [...new Set(ids)];

@@ -1,0 +1,92 @@
+/** Edge-server pipelines: the gateways on site (create, delete, update, fetch). */
+import type { Ctx, PipelinesActions } from "./context";
+import * as crud from "./crud";
+import { MSG } from "./messages";
+import { EDGE_FIELDS, EXAMPLE, PIPELINE_ID } from "./openapi";
+import { edgeCreateParams, edgeUpdateParams, idParams } from "./schemas";
+
+const invalidId = MSG.invalidGatewayId("<pipeline_id>");
+/** What the body's rules answer, on create and update alike. */
+const bodyErrors: [number, string][] = [
+  [400, MSG.macInUse("<pipeline_id>")],
+  [400, MSG.monitorInAnotherGateway],
+  [400, MSG.invalidInputKey],
+  [400, MSG.insufficientInput("<key>")],
+  [400, MSG.invalidInput("<field>")],
+  [400, MSG.sqlOnlyProduction],
+  [400, MSG.invalidPlantId("<plant_id>")],
+  [400, MSG.invalidFunctionId("<function_id>")],
+  [404, MSG.invalidRegistration],
+  [403, MSG.unauthorizedOperation],
+];
+
+export const edgeActions: PipelinesActions = {
+  "edge.create": {
+    http: {
+      op: 50,
+      routes: ["POST /_config/pipelines/edge-server"],
+      group: "edge",
+      summary: "Create an edge-server pipeline (gateway)",
+      description: "Answers the gateway's id and its ingest key, which is shown this once. SQL gateways take Production data only.",
+      fields: EDGE_FIELDS,
+      answer: { schema: "$PipelineCreated", example: EXAMPLE.created },
+      // The spec lists `Error creating gateway` with the create's 400s.
+      errors: [...bodyErrors, [400, MSG.gatewayCreateError]],
+    },
+    params: edgeCreateParams,
+    handler(ctx: Ctx<crud.PipelineInput>) {
+      return crud.createPipeline(this.env, ctx, "edge");
+    },
+  },
+
+  "edge.remove": {
+    http: {
+      op: 51,
+      routes: ["DELETE /_config/pipelines/edge-server/:pipeline_id"],
+      group: "edge",
+      summary: "Delete an edge-server pipeline",
+      description: "Its readings stay until the site's retention period takes them.",
+      fields: { pipeline_id: PIPELINE_ID.edge },
+      answer: { text: MSG.gatewayDeleted },
+      errors: [[400, invalidId], [403, MSG.unauthorizedOperation], [500, MSG.internalError]],
+    },
+    params: idParams,
+    handler(ctx: Ctx<{ pipeline_id: string }>) {
+      return crud.removePipeline(this.env, ctx, "edge");
+    },
+  },
+
+  "edge.update": {
+    http: {
+      op: 52,
+      routes: ["PUT /_config/pipelines/edge-server/:pipeline_id"],
+      group: "edge",
+      summary: "Update an edge-server pipeline",
+      description: "pipeline_name, settings and tags are required and checked as on create; every other field left out keeps its value.",
+      fields: { pipeline_id: PIPELINE_ID.edge, ...EDGE_FIELDS, gateway_firmware: { ...EDGE_FIELDS.gateway_firmware, required: false } },
+      answer: { text: MSG.gatewayUpdated },
+      errors: [[400, invalidId], ...bodyErrors, [500, MSG.internalError]],
+    },
+    params: edgeUpdateParams,
+    handler(ctx: Ctx<crud.PipelineInput>) {
+      return crud.updatePipeline(this.env, ctx, "edge");
+    },
+  },
+
+  "edge.get": {
+    http: {
+      op: 53,
+      routes: ["GET /_config/pipelines/edge-server/:pipeline_id"],
+      group: "edge",
+      summary: "Fetch an edge-server pipeline",
+      description: "The third-party fetch's shape, with the gateway's firmware.",
+      fields: { pipeline_id: PIPELINE_ID.edge },
+      answer: { schema: "$Pipeline" },
+      errors: [[400, invalidId], [500, MSG.internalError]],
+    },
+    params: idParams,
+    handler(ctx: Ctx<{ pipeline_id: string }>) {
+      return crud.getPipeline(this.env, ctx, "edge");
+    },
+  },
+};

@@ -1,0 +1,34 @@
+/**
+ * What this process knows of the readings' day partitions. Creating one takes a lock, so the
+ * hot path asks here first and reaches the database only for a day it has not seen.
+ */
+import type { DataSource } from "typeorm";
+import * as repo from "./repo";
+
+export class Partitions {
+  private known = new Set<string>();
+
+  async refresh(db: DataSource): Promise<void> {
+    this.known = new Set(await repo.partitionDays(db));
+  }
+
+  has(day: string): boolean {
+    return this.known.has(day);
+  }
+
+  all(): string[] {
+    return [...this.known].sort();
+  }
+
+  /** Creates the missing partitions (replicas serialize in repo.createPartitions and skip what exists). */
+  async ensure(db: DataSource, days: string[]): Promise<void> {
+    const missing = days.filter((d) => !this.known.has(d));
+    if (missing.length === 0) return;
+    await repo.createPartitions(db, missing);
+    for (const day of missing) this.known.add(day);
+  }
+
+  forget(day: string): void {
+    this.known.delete(day);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The gateway's routes come from what the services announce on the bus: a service started on
+ * its own (here ems, in a process of its own) brings its routes and their documentation with it,
+ * and when it stops its routes answer 503 (the service is away), not 404.
+ */
+import { pollUntil, startCluster, type Cluster, type ServiceProcess } from "../helpers/cluster";
+
+let cluster: Cluster;
+let ems: ServiceProcess | undefined;
+
+beforeAll(async () => {
+  cluster = await startCluster({ processes: [["api", "auth", "config"]], env: { REQUEST_TIMEOUT_MS: "3000" } });
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+}, 60_000);
+
+const paths = async (): Promise<string[]> =>
+  Object.keys((await cluster.http<{ paths: Record<string, unknown> }>("GET", "/openapi.json", { auth: null })).body.paths);
+
+describe("routes announced by the services", () => {
+  it("does not know an energy route while no ems has ever joined", async () => {
+    expect(await cluster.http("GET", "/_ems/monitor")).toMatchObject({ status: 404, body: { error: { status: 404, message: "Not found" } } });
+    expect(await paths()).not.toContain("/_ems/monitor/_all");
+    expect(await paths()).toContain("/_config/sites/_list");
+  });
+
+  it("serves ems's routes, documented, once an ems process joins", async () => {
+    ems = cluster.addProcess(["ems"]);
+    await pollUntil(async () => (await cluster.http("GET", "/_ems/monitor")).status === 400, 60_000, "ems's routes at the gateway", [ems]);
+    expect(await cluster.http("GET", "/_ems/monitor")).toMatchObject({ status: 400, body: { error: { status: 400, message: "Monitor id not given" } } });
+    expect(await paths()).toEqual(expect.arrayContaining(["/_ems/monitor/_all", "/_ems/monitor/{monitor_id}", "/_ems/monitor/_trend/{monitor_id}"]));
+    const doc = (await cluster.http<any>("GET", "/openapi.json", { auth: null })).body;
+    expect(doc.components.schemas.EnergyMetrics).toBeDefined();
+  }, 90_000);
+
+  it("answers 503 on them when ems stops, and serves them again when it is back", async () => {
+    await ems!.stop("SIGTERM");
+    await pollUntil(async () => (await cluster.http("GET", "/_ems/monitor")).status === 503, 30_000, "503 once ems is gone");
+    expect(await cluster.http("GET", "/_ems/monitor")).toMatchObject({ status: 503, body: { error: { status: 503, message: "Service unavailable" } } });
+    expect(await paths()).toContain("/_ems/monitor/_all");
+    ems!.start();
+    await pollUntil(async () => (await cluster.http("GET", "/_ems/monitor")).status === 400, 60_000, "ems back", [ems!]);
+  }, 120_000);
+});
