@@ -1,7 +1,9 @@
 /**
- * Who may see and change what (contract: Identity and access). Pure: the gateway and every
- * service decide with these functions, so a rule is written once.
+ * Who may see and change what (contract: Identity and access). The gateway and every service
+ * decide with these functions, so a rule is written once.
  */
+import { DomainError } from "./errors";
+
 export const USER_TYPES = ["saas-admin", "support-analyst", "site-admin", "plant-admin", "general-user"] as const;
 export type UserType = (typeof USER_TYPES)[number];
 
@@ -52,11 +54,14 @@ export function hasModule(user: Principal, module: ModuleName): boolean {
   return user.user_type !== "general-user" || user.modules.includes(module);
 }
 
-/** What a user type may write in the configuration (contract table "may write"). */
-export type Writable = "site" | "plant" | "function" | "asset" | "monitor" | "pipeline" | "watcher";
+/**
+ * What a user type may write in the configuration (contract table "may write"). `whole-site` is
+ * creating or deleting a site, above a site-admin, who administers the one it has.
+ */
+export type Writable = "whole-site" | "site" | "plant" | "function" | "asset" | "monitor" | "pipeline" | "watcher";
 
 const WRITES: Record<UserType, readonly Writable[]> = {
-  "saas-admin": ["site", "plant", "function", "asset", "monitor", "pipeline", "watcher"],
+  "saas-admin": ["whole-site", "site", "plant", "function", "asset", "monitor", "pipeline", "watcher"],
   "site-admin": ["site", "plant", "function", "asset", "monitor", "pipeline", "watcher"],
   "plant-admin": ["function", "asset", "monitor", "pipeline", "watcher"],
   "support-analyst": [],
@@ -67,7 +72,11 @@ export function mayWrite(user: Principal, what: Writable): boolean {
   return WRITES[user.user_type].includes(what);
 }
 
-/** Creating or deleting a whole site is above a site-admin, who administers the one it has. */
-export function mayCreateSite(user: Principal): boolean {
-  return user.user_type === "saas-admin";
+/**
+ * The write permission of every service: 403 with the service's own text (each has its
+ * `MSG.unauthorizedOperation`) unless the caller may write `what`. No caller is another service
+ * acting for the system (alerting's hidden watchers), which may.
+ */
+export function requireWrite(user: Principal | null | undefined, what: Writable, message: string): void {
+  if (user && !mayWrite(user, what)) throw new DomainError(403, message);
 }

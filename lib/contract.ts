@@ -1,16 +1,22 @@
 /**
  * What a service's contract module (`services/<name>/contract.ts`) is made of: the params and
- * reply of each action other services call, and a typed client over them. Consumers import the
- * owner's contract and call through its client, so a boundary type is written once, by its owner.
+ * reply of each action other services call, the payload of each event it emits and of each
+ * stream it publishes, and a typed client over them. Consumers import the owner's contract and
+ * call through its client, so a boundary type is written once, by its owner.
  *
  *   // services/config/contract.ts
- *   export interface ConfigActions {
+ *   export interface ConfigContract {
  *     "monitors.resolve": { params: { monitor_ids: string[] }; reply: ResolvedMonitor[] };
  *   }
- *   export const configClient = serviceClient<ConfigActions>("config");
+ *   export const configClient = serviceClient<ConfigContract>("config");
  *
  *   // a consumer
  *   const monitors = await configClient.call(ctx, "monitors.resolve", { monitor_ids });
+ *
+ * Events go the same way: the owner declares `{ "<event>": Payload }` and sends through
+ * `eventSender<ItsEvents>()`; a consumer's handler takes `Context<Payload>`. Streams: the owner
+ * declares `{ <stream>: Message }`, producers stage through `StreamClient<ItsStreams>` and
+ * consumers declare `StreamConsumers<TheirThis, ItsStreams>` (mixins/stream.mixin.ts).
  */
 import type { CallingOptions, Context } from "moleculer";
 import type { Principal } from "./access";
@@ -24,19 +30,45 @@ export interface ActionContract {
   reply: unknown;
 }
 
-export type ActionMap = Record<string, ActionContract>;
+/** A service's actions by name (an interface is fine: no index signature is needed). */
+export type ActionMap<A> = { [K in keyof A]: ActionContract };
 
-export interface ServiceClient<A extends ActionMap> {
+/** What the owner's handler takes and answers: `handler(ctx: Context<ParamsOf<C, "x">>): Promise<ReplyOf<C, "x">>`. */
+export type ParamsOf<A extends ActionMap<A>, K extends keyof A> = A[K]["params"];
+export type ReplyOf<A extends ActionMap<A>, K extends keyof A> = A[K]["reply"];
+
+export interface ServiceClient<A extends ActionMap<A>> {
   readonly service: string;
   call<K extends keyof A & string>(caller: Caller, action: K, params: A[K]["params"], opts?: CallingOptions): Promise<A[K]["reply"]>;
 }
 
-export function serviceClient<A extends ActionMap>(service: string): ServiceClient<A> {
+export function serviceClient<A extends ActionMap<A>>(service: string): ServiceClient<A> {
   return {
     service,
     call(caller, action, params, opts) {
       return caller.call(`${service}.${action}`, params, opts);
     },
+  };
+}
+
+/** Anything that can emit or broadcast: a context (its meta travels on) or a broker. */
+export type Emitter = Pick<Context, "emit" | "broadcast">;
+
+/** Moleculer's groups: only these services' listeners get the event. */
+type Groups = string | string[];
+
+/** Emits and broadcasts a service's events, each with the payload its owner declares. */
+export interface EventSender<E> {
+  emit<K extends keyof E & string>(from: Emitter, event: K, payload: E[K], groups?: Groups): Promise<void>;
+  broadcast<K extends keyof E & string>(from: Emitter, event: K, payload: E[K], groups?: Groups): Promise<void>;
+}
+
+export function eventSender<E>(): EventSender<E> {
+  // In an options object, not bare: a context's emit adds itself (parentCtx) to that object.
+  const opts = (groups?: Groups) => (groups === undefined ? undefined : { groups });
+  return {
+    emit: (from, event, payload, groups) => from.emit(event, payload, opts(groups)),
+    broadcast: (from, event, payload, groups) => from.broadcast(event, payload, opts(groups)),
   };
 }
 

@@ -8,6 +8,9 @@ import type { DataSource } from "typeorm";
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** How often each replica tries to claim a daily job's run (mixins/periodic.mixin.ts, `daily: true`). */
+export const DAILY_CHECK_MS = 3600 * 1000;
+
 /** Each service schema that has daily jobs keeps their last runs here. */
 export const JOBS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS jobs (name text PRIMARY KEY, last_run bigint NOT NULL DEFAULT 0)`;
 

@@ -13,18 +13,18 @@
  * message; throwing gets it delivered again later. Handlers must be idempotent: after a crash or
  * a timeout a message can come twice (readings carry stable ids: `readingId(batch, i)`).
  *
- *   import { StreamMixin } from "../../mixins/stream.mixin";
- *   import type { ReadingBatch } from "../pipelines/streams";
- *   export default {
- *     name: "alerting",
- *     mixins: [StreamMixin(), DbMixin({ schema: "alerting", migrations })],
- *     streams: {
- *       readings: {
- *         group: "alerting",
- *         async handler(this: AlertingThis, batch: ReadingBatch, message: StreamMessage) { ... },
- *       },
+ * The publisher's contract maps its streams to their messages (pipelines: `PipelineStreams`);
+ * typed with it and the service's `this`, a handler needs no cast:
+ *
+ *   import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
+ *   import type { PipelineStreams } from "../pipelines/contract";
+ *   const streams: StreamConsumers<AlertingThis, PipelineStreams> = {
+ *     readings: {
+ *       group: "alerting",
+ *       async handler(batch, message) { ... },   // this: AlertingThis, batch: ReadingBatch
  *     },
  *   };
+ *   export default { name: "alerting", mixins: [StreamMixin(), DbMixin({ schema: "alerting", migrations })], streams, ... };
  *
  * A consumer that was stopped resumes where its group stopped; a group seen for the first time
  * starts at the oldest message the stream still holds (STREAM_MAX_AGE_S, default 7 days).
@@ -44,11 +44,11 @@
  * List StreamMixin before DbMixin in `mixins`, so the database opens before and closes after it.
  */
 import type { Service, ServiceSchema } from "moleculer";
-import type { DataSource, EntityManager } from "typeorm";
+import type { DataSource } from "typeorm";
 import { config } from "../lib/config";
-import { createStreamAdapter, Outbox, type StreamAdapter, type StreamMessage, type Subscription } from "../lib/streams";
+import { createStreamAdapter, Outbox, type StagingTx, type StreamAdapter, type StreamMessage, type Subscription } from "../lib/streams";
 
-export interface StreamConsumer<T = unknown> {
+export interface StreamConsumer<This = Service, T = unknown> {
   /** The durable consumer group: the consuming service's name. */
   group: string;
   /**
@@ -58,19 +58,27 @@ export interface StreamConsumer<T = unknown> {
   concurrency?: number;
   /** How long one delivery may take before the stream offers it again (default 30 s). */
   ackWaitMs?: number;
-  handler(this: Service, data: T, message: StreamMessage<T>): Promise<void> | void;
+  /** Failed deliveries before dead-lettering (SubscribeOptions.maxDeliveries). */
+  maxDeliveries?: number;
+  /** Called with the service as `this` (the mixin binds it). */
+  handler(this: This, data: T, message: StreamMessage<T>): Promise<void> | void;
 }
 
-export type StreamConsumers = Record<string, StreamConsumer>;
+/**
+ * The streams a service reads, by name: `This` is the service's `this`, `S` maps stream names to
+ * their messages (the publisher's contract), so each handler gets its stream's message type.
+ */
+export type StreamConsumers<This = Service, S = Record<string, unknown>> = { [K in keyof S]?: StreamConsumer<This, S[K]> };
 
-export interface StreamClient {
+/** `S` maps the streams a producer publishes to their messages (its contract): `stage` checks both. */
+export interface StreamClient<S = Record<string, unknown>> {
   readonly adapter: StreamAdapter;
   /**
    * Writes a message into the outbox inside the caller's transaction (producers only). Messages
    * with the same `key` reach every consumer group in the order staged; without one, in order with
    * the other keyless messages of the stream (and with no parallelism among them).
    */
-  stage(tx: EntityManager, stream: string, id: string, data: unknown, key?: string | null): Promise<void>;
+  stage<K extends keyof S & string>(tx: StagingTx, stream: K, id: string, data: S[K], key?: string | null): Promise<void>;
   /** Publishes what is staged now rather than at the next tick. */
   flush(): void;
   /** Resolves once nothing staged is left unpublished (tests, benchmarks). */
@@ -112,12 +120,15 @@ export function StreamMixin(opts: StreamMixinOptions = {}): Partial<ServiceSchem
       };
       outbox?.start(opts.drainIntervalMs ?? 1000);
       self.streamSubscriptions = [];
-      const consumers = ((this.schema as { streams?: StreamConsumers }).streams ?? {}) as StreamConsumers;
+      // Each service typed its consumers by its own `this` and the publisher's messages; here they are generic.
+      const consumers: StreamConsumers = (this.schema as { streams?: StreamConsumers }).streams ?? {};
       for (const [stream, consumer] of Object.entries(consumers)) {
+        if (!consumer) continue;
         const handler = consumer.handler.bind(this);
         const sub = await adapter.subscribe(stream, consumer.group, (m: StreamMessage) => Promise.resolve(handler(m.data, m)), {
           concurrency: consumer.concurrency,
           ackWaitMs: consumer.ackWaitMs,
+          maxDeliveries: consumer.maxDeliveries,
         });
         self.streamSubscriptions.push(sub);
       }

@@ -5,7 +5,7 @@ import { PgStreamAdapter } from "./pg";
 import type { StreamAdapter, StreamSettings } from "./types";
 
 export * from "./types";
-export { Outbox, OUTBOX_KEY_SQL, OUTBOX_SQL } from "./outbox";
+export { Outbox, OUTBOX_KEY_SQL, OUTBOX_SQL, type StagingTx } from "./outbox";
 export { JetStreamAdapter, jetStreamNames } from "./jetstream";
 export { PgStreamAdapter } from "./pg";
 export { DEFAULT_PARTITIONS, partitionOf } from "./partitions";

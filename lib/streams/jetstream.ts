@@ -251,7 +251,7 @@ export class JetStreamAdapter implements StreamAdapter {
           for await (const m of messages) {
             await slots.acquire(m, ackWaitMs);
             try {
-              await this.deliver(stream, group, m, handler);
+              await this.deliver(stream, group, m, handler, opts.maxDeliveries ?? this.settings.maxDeliveries);
             } finally {
               slots.release();
             }
@@ -270,7 +270,7 @@ export class JetStreamAdapter implements StreamAdapter {
     return subscription;
   }
 
-  private async deliver(stream: string, group: string, m: JsMsg, handler: StreamHandler): Promise<void> {
+  private async deliver(stream: string, group: string, m: JsMsg, handler: StreamHandler, maxDeliveries: number): Promise<void> {
     const deliveries = m.info.redeliveryCount;
     const id = m.headers?.get("Nats-Msg-Id") || String(m.seq);
     let data: unknown;
@@ -279,7 +279,7 @@ export class JetStreamAdapter implements StreamAdapter {
       await handler({ id, stream, data, deliveries, publishedAt: Math.floor(m.info.timestampNanos / 1e6) });
       m.ack();
     } catch (err) {
-      if (deliveries >= this.settings.maxDeliveries) {
+      if (deliveries >= maxDeliveries) {
         const letter: DeadLetter = { id, stream, group, deliveries, error: errorText(err), data: data ?? m.string() };
         const h = headers();
         h.set("Nats-Msg-Id", `${id}:${group}`);

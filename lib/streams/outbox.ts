@@ -10,8 +10,13 @@
  * A drainer therefore holds back a key whose earlier row is not in its own batch (another drainer
  * has it): that key's rows wait for the next drain, other keys go on.
  */
-import type { DataSource, EntityManager } from "typeorm";
+import type { DataSource } from "typeorm";
 import type { StreamAdapter } from "./types";
+
+/** What a message is staged through: the producer's open transaction (a TypeORM EntityManager, or any `query`). */
+export interface StagingTx {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
 
 /** The outbox table; a producing service adds these statements to its migrations. */
 export const OUTBOX_SQL = [
@@ -53,7 +58,7 @@ export class Outbox {
   ) {}
 
   /** Writes a message into the outbox inside the caller's transaction; `key`: see OutgoingMessage.key. */
-  async stage(tx: EntityManager, stream: string, id: string, data: unknown, key?: string | null): Promise<void> {
+  async stage(tx: StagingTx, stream: string, id: string, data: unknown, key?: string | null): Promise<void> {
     await tx.query(`INSERT INTO stream_outbox (stream, msg_id, msg_key, payload, created_at) VALUES ($1, $2, $3, $4, $5)`, [
       stream,
       id,

@@ -143,7 +143,7 @@ export class PgStreamAdapter implements StreamAdapter {
     wakeups.emit(key);
   }
 
-  async subscribe(stream: string, group: string, handler: StreamHandler, _opts: SubscribeOptions = {}): Promise<Subscription> {
+  async subscribe(stream: string, group: string, handler: StreamHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
     const key = this.key(stream);
     await this.db().query(`INSERT INTO streams.groups (stream, grp) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [key, group]);
     let closed = false;
@@ -154,7 +154,7 @@ export class PgStreamAdapter implements StreamAdapter {
       while (!closed) {
         let next = POLL_MS;
         try {
-          next = await this.deliverChunk(stream, key, group, handler);
+          next = await this.deliverChunk(stream, key, group, handler, opts.maxDeliveries ?? this.settings.maxDeliveries);
         } catch (err) {
           if (!closed) this.logger.error(`stream ${stream}/${group}: delivery failed`, err);
         }
@@ -185,7 +185,7 @@ export class PgStreamAdapter implements StreamAdapter {
   }
 
   /** Handles the next messages of a group; returns how long to wait before looking again (0: at once). */
-  private async deliverChunk(stream: string, key: string, group: string, handler: StreamHandler): Promise<number> {
+  private async deliverChunk(stream: string, key: string, group: string, handler: StreamHandler, maxDeliveries: number): Promise<number> {
     return this.transaction(async (c) => {
       const locked = (
         await c.query<{ position: string; deliveries: number; retry_at: string }>(
@@ -214,7 +214,7 @@ export class PgStreamAdapter implements StreamAdapter {
           data = JSON.parse(row.payload);
           await handler({ id: row.msg_id, stream, data, deliveries: attempt, publishedAt: Number(row.published_at) });
         } catch (err) {
-          if (attempt < this.settings.maxDeliveries) {
+          if (attempt < maxDeliveries) {
             deliveries = attempt;
             retryAt = Date.now() + redeliveryDelayMs(attempt);
             break;

@@ -40,6 +40,12 @@ export interface SubscribeOptions {
   concurrency?: number;
   /** How long a delivery may take before the stream delivers it again. */
   ackWaitMs?: number;
+  /**
+   * Failed deliveries before a message is dead-lettered (default: the stream's `maxDeliveries`).
+   * `Infinity` for messages that must never be given up on (alert notices): they are retried
+   * with capped back-off, holding back their partition, until the consumer can take them.
+   */
+  maxDeliveries?: number;
 }
 
 export interface Subscription {

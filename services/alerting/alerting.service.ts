@@ -4,31 +4,45 @@
  *
  * - watchers.actions.ts, alerts.actions.ts: the operations (route, docs, params, handler);
  * - watchers.methods.ts: scope checks, watcher writes, the system watcher of a condition gateway;
- * - live.ts: the readings stream's consumer, evaluation, series clocks, the outbox's drain;
+ * - live.ts: the readings stream's consumer, evaluation, series clocks, opened alerts' notices;
+ * - contract.ts: the alerts stream it publishes (through the stream mixin's outbox) for the notifier;
  * - domain: watchers.ts (body, checks, system triggers), evaluator.ts (the rule), evaluation.ts
- *   (a batch in one transaction), outbox.ts, alerts.ts, trend.ts, time.ts;
+ *   (a batch in one transaction), alerts.ts, trend.ts, time.ts;
  * - repo.ts: all of the service's SQL; openapi.ts: its resources as the docs show them.
  */
 import type { ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { DbMixin } from "../../mixins/db.mixin";
+import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
-import type { MonitorEvent } from "../config/events";
-import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "../pipelines/streams";
-import type { AlertingLocals, AlertingMethods, Ctx } from "./alerting.types";
+import type { MonitorEvent } from "../config/contract";
+import type { MonitorRegisteredEvent, MonitorUnregisteredEvent, PipelineStreams } from "../pipelines/contract";
+import type { AlertingLocals, AlertingMethods, AlertingThis, Ctx } from "./alerting.types";
 import { ALERT_ACTIONS } from "./alerts.actions";
-import { CLOCK_FLUSH_MS, LIVE_ACTIONS, LIVE_METHODS, OUTBOX_INTERVAL_MS, READINGS_STREAM } from "./live";
+import { CLOCK_FLUSH_MS, LIVE_ACTIONS, LIVE_METHODS, READINGS_STREAM } from "./live";
 import { migrations } from "./migrations";
 import { ALERTING_SCHEMAS } from "./openapi";
 import * as repo from "./repo";
 import { WATCHER_ACTIONS } from "./watchers.actions";
 import { WATCHER_METHODS } from "./watchers.methods";
 
-const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, AlertingLocals> & { streams: StreamConsumers } = {
+const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, AlertingLocals> & {
+  streams: StreamConsumers<AlertingThis, PipelineStreams>;
+  jobs: PeriodicJobs<AlertingThis>;
+} = {
   name: "alerting",
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
-  mixins: [StreamMixin(), DbMixin({ schema: "alerting", migrations })],
+  // Its outbox publishes the alerts stream (OUTBOX_SQL in migrations.ts).
+  mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "alerting", migrations })],
   settings: { openapi: { schemas: ALERTING_SCHEMAS } },
   streams: READINGS_STREAM,
+  jobs: {
+    clockFlush: {
+      everyMs: CLOCK_FLUSH_MS,
+      run() {
+        return this.flushClocks();
+      },
+    },
+  },
 
   actions: {
     ...WATCHER_ACTIONS,
@@ -72,16 +86,9 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
     this.pendingClocks = new Map();
   },
 
-  started() {
-    this.outboxTimer = setInterval(() => void this.drain(), OUTBOX_INTERVAL_MS);
-    this.clockTimer = setInterval(() => void this.flushClocks(), CLOCK_FLUSH_MS);
-  },
-
+  /** The jobs have stopped by now: the clocks still pending are written. */
   async stopped() {
-    if (this.outboxTimer) clearInterval(this.outboxTimer);
-    if (this.clockTimer) clearInterval(this.clockTimer);
     await this.flushClocks();
-    await this.draining;
   },
 };
 

@@ -6,12 +6,12 @@
 import { inScope } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
-import { PAGE_PARAMS, setTotal } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
 import { alertView } from "./alerts";
 import { MSG } from "./messages";
-import { EXAMPLE_ALERT, FUNCTION_FIELD, PAGE_FIELDS, RANGE_FIELDS } from "./openapi";
+import { EXAMPLE_ALERT, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
 import * as repo from "./repo";
 import { severityKey } from "./severity";
 import { rangeOf, type Range } from "./time";

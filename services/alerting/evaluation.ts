@@ -8,8 +8,8 @@
  *    (threshold sides, hold, active alert), only the series clocks move: one more statement;
  * 3. otherwise, in one transaction: the changing triggers are locked (FOR UPDATE, in key order so
  *    replicas never deadlock) and evaluated again from their state as it now stands; states,
- *    clocks, closing alerts, and opening alerts with their outbox rows are written (ON CONFLICT DO
- *    NOTHING against the one-active-alert-per-trigger index).
+ *    clocks, closing alerts, and opening alerts with their notices (staged on the alerts stream)
+ *    are written (ON CONFLICT DO NOTHING against the one-active-alert-per-trigger index).
  *
  * A batch delivered twice, or to two replicas at once, opens each alert exactly once: the state
  * is read and written under the row lock, and the evaluator ignores a reading no newer than the
@@ -20,7 +20,6 @@ import {
   advanceClocks,
   batchState,
   closeTriggerAlert,
-  enqueueNotice,
   insertAlert,
   lockTriggers,
   watchersById,
@@ -31,57 +30,19 @@ import {
   type TriggerRow,
 } from "./repo";
 import { holdingConditions, step, type Reading, type TriggerState } from "./evaluator";
-import type { TriggerBody, WatcherRow } from "./watchers";
+import type { WatcherRow } from "./watchers";
 import { severityName } from "./severity";
 import { isoWithOffset } from "./time";
 import { typeOfData } from "./alerts";
-import type { MonitorSummary } from "./lookups";
+import type { ResolvedMonitor } from "../config/contract";
+import type { AlertCondition, AlertOpened } from "./contract";
 
 export type { SeriesClock, Transactional } from "./repo";
 
 /** What an opening needs to know of the world, asked of other services (cached there). */
 export interface Describer {
-  monitors(ids: string[]): Promise<MonitorSummary[]>;
+  monitors(ids: string[]): Promise<ResolvedMonitor[]>;
   gatewayDataType(gateway_id: string): Promise<string | null>;
-}
-
-/** The condition an alert names, with its names as they were when it opened. */
-export interface AlertCondition {
-  monitor_id: string;
-  monitor: string;
-  tag_id: string;
-  tag: string;
-  tag_unit: string;
-  comparison: string;
-  threshold: number;
-  value: number | null;
-}
-
-/** The payload handed to the notifier for an opened alert (the outbox row's `payload`). */
-export interface AlertOpened {
-  alert_id: string;
-  watcher_id: string;
-  watcher_name: string;
-  trigger_id: string;
-  trigger_name: string;
-  severity: string;
-  start_time: string;
-  start_ts: number;
-  site: string;
-  plant: string;
-  /** Where the alert is: the notifier tells only users whose scope covers it. */
-  site_id: string;
-  plant_id: string;
-  function: string;
-  asset: string;
-  monitor: string;
-  tag: string;
-  value: number | null;
-  threshold: number | null;
-  comparison: string;
-  unit: string;
-  conditions: AlertCondition[];
-  notifyTo: TriggerBody["notifyTo"];
 }
 
 /** An alert a batch closed. */
@@ -95,6 +56,12 @@ export interface BatchOutcome {
   opened: AlertOpened[];
   closed: AlertClosed[];
 }
+
+/**
+ * Stages an opened alert's notice inside the transaction that opens it, so the alert and its
+ * notice commit together (the stream layer's outbox; see live.ts).
+ */
+export type NoticeSink = (tx: Sql, alert: AlertOpened) => Promise<void>;
 
 const seriesKey = (monitor_id: string, tag_id: string): string => `${monitor_id}\u0000${tag_id}`;
 
@@ -141,6 +108,7 @@ export async function evaluateBatch(
   db: Transactional,
   readings: Reading[],
   describe: Describer,
+  notices: NoticeSink,
   sink?: ClockSink,
 ): Promise<BatchOutcome> {
   const clocks: ClockSink = sink ?? ((c, tx) => advanceClocks(tx ?? db, c));
@@ -206,7 +174,7 @@ export async function evaluateBatch(
         const closed = await closeTriggerAlert(tx, e.c.t.watcher_id, e.c.t.trigger_id, e.c.end);
         outcome.closed.push(...closed.map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) })));
       } else if (context) {
-        const opened = await openAlert(tx, e.o.t, e.o.start, e.o.state, context);
+        const opened = await openAlert(tx, e.o.t, e.o.start, e.o.state, context, notices);
         if (opened) outcome.opened.push(opened);
       }
     }
@@ -216,7 +184,7 @@ export async function evaluateBatch(
 
 interface OpeningContext {
   watchers: Map<string, WatcherRow>;
-  monitors: Map<string, MonitorSummary>;
+  monitors: Map<string, ResolvedMonitor>;
   dataTypes: Map<string, string | null>;
 }
 
@@ -225,7 +193,7 @@ async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describ
   const watchers = await watchersById(tx, watcherIds);
   const monitorIds = [...new Set(triggers.flatMap((t) => t.rule.conditions.map((c) => c.monitor_id)))];
   // An alert must open even when config cannot name its monitor right now: ids stand in for names.
-  const monitors = await describe.monitors(monitorIds).catch(() => [] as MonitorSummary[]);
+  const monitors = await describe.monitors(monitorIds).catch(() => [] as ResolvedMonitor[]);
   const gateways = [...new Set(watchers.map((w) => w.gateway_id))];
   const dataTypes = new Map<string, string | null>();
   for (const g of gateways) dataTypes.set(g, await describe.gatewayDataType(g).catch(() => null));
@@ -236,7 +204,14 @@ async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describ
   };
 }
 
-async function openAlert(tx: Sql, t: TriggerRow, start: number, state: TriggerState, ctx: OpeningContext): Promise<AlertOpened | null> {
+async function openAlert(
+  tx: Sql,
+  t: TriggerRow,
+  start: number,
+  state: TriggerState,
+  ctx: OpeningContext,
+  notices: NoticeSink,
+): Promise<AlertOpened | null> {
   const w = ctx.watchers.get(t.watcher_id);
   const trigger = w?.triggers.find((x) => x.id === t.trigger_id);
   if (!w || !trigger) return null;
@@ -313,8 +288,6 @@ async function openAlert(tx: Sql, t: TriggerRow, start: number, state: TriggerSt
     notifyTo: trigger.notifyTo,
   };
   const wantsNotice = trigger.notifyTo.users.length > 0 && (trigger.notifyTo.email || trigger.notifyTo.sms || trigger.notifyTo.whatsapp);
-  if (wantsNotice) {
-    await enqueueNotice(tx, alert_id, payload, Date.now());
-  }
+  if (wantsNotice) await notices(tx, payload);
   return payload;
 }

@@ -16,6 +16,8 @@
  * - It closes at the first reading after which the combination no longer holds.
  * - At most one alert is active per trigger: while one is, the trigger does not open another.
  */
+import type { Reading } from "../pipelines/contract";
+
 export const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 export type Relation = "AND" | "OR";
@@ -50,12 +52,8 @@ export interface TriggerState {
   activeSince: number | null;
 }
 
-export interface Reading {
-  monitor_id: string;
-  tag_id: string;
-  ts: number;
-  value: number;
-}
+/** A reading as the pipelines publish it. */
+export type { Reading };
 
 export type Transition =
   | { kind: "open"; start: number; at: number }

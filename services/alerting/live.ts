@@ -1,23 +1,21 @@
 /**
  * The live side of alerting: the readings stream's consumer, the evaluation of a batch against
- * every enabled trigger (evaluation.ts), the series clocks written in bulk, and the outbox that
- * hands opened alerts to the notifier (outbox.ts). The schema lists these; the rules live in
- * evaluator.ts and evaluation.ts, the SQL in repo.ts.
+ * every enabled trigger (evaluation.ts), the series clocks written in bulk, and the notices of
+ * opened alerts staged on the alerts stream (contract.ts) for the notifier. The schema lists
+ * these; the rules live in evaluator.ts and evaluation.ts, the SQL in repo.ts.
  */
 import type { Context } from "moleculer";
-import { isId } from "../../lib/ids";
 import { countDomain } from "../../lib/metrics";
 import type { StreamConsumers } from "../../mixins/stream.mixin";
-import type { ReadingBatch } from "../pipelines/streams";
+import { resolveMonitors } from "../config/contract";
+import type { PipelineStreams } from "../pipelines/contract";
 import type { AlertingActions, AlertingThis, LiveMethods } from "./alerting.types";
-import { evaluateBatch, type BatchOutcome } from "./evaluation";
+import { evaluateBatch, type BatchOutcome, type NoticeSink } from "./evaluation";
 import type { Reading } from "./evaluator";
-import { resolveGateway, resolveMonitors } from "./lookups";
-import { drainOutbox } from "./outbox";
+import { resolveGateway } from "./lookups";
 import { advanceClocks, transactional, type SeriesClock, type Sql } from "./repo";
+import { STREAMS } from "./contract";
 
-/** The outbox is drained this often; an opening also drains at once. */
-export const OUTBOX_INTERVAL_MS = 500;
 /** Series clocks of batches that changed no state are written this often. */
 export const CLOCK_FLUSH_MS = 200;
 
@@ -30,15 +28,12 @@ export const CLOCK_FLUSH_MS = 200;
  * (an unkeyed message from before partitions, read through the group's old consumer). The trigger
  * row locks and the per-series clock make a batch that is redelivered open each alert once.
  */
-export const READINGS_STREAM: StreamConsumers = {
+export const READINGS_STREAM: StreamConsumers<AlertingThis, PipelineStreams> = {
   readings: {
     group: "alerting",
     concurrency: 8,
-    async handler(this: unknown, batch: unknown) {
-      // The stream mixin calls this with the service as `this` and the message's data.
-      const self = this as AlertingThis;
-      const b = batch as ReadingBatch;
-      await self.inPipelineOrder(b.pipeline_id, () => self.evaluate(b.readings, true));
+    async handler(batch) {
+      await this.inPipelineOrder(batch.pipeline_id, () => this.evaluate(batch.readings, true));
     },
   },
 };
@@ -70,7 +65,7 @@ export const LIVE_ACTIONS: AlertingActions = {
 export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
   describer() {
     return {
-      monitors: (ids) => resolveMonitors(this.broker, ids.filter(isId)),
+      monitors: async (ids) => [...(await resolveMonitors(this.broker, ids)).values()],
       gatewayDataType: async (id) => (await resolveGateway(this.broker, this.broker, id))?.data_type ?? null,
     };
   },
@@ -87,10 +82,12 @@ export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
           }
         }
       : undefined;
-    const outcome = await evaluateBatch(this.tx(), readings, this.describer(), sink);
+    const notices: NoticeSink = (tx, alert) => this.streams.stage(tx, STREAMS.alerts, alert.alert_id, alert, alert.watcher_id);
+    const outcome = await evaluateBatch(this.tx(), readings, this.describer(), notices, sink);
     for (const a of outcome.opened) countDomain(this.broker, "alerts.opened", { severity: a.severity });
     for (const a of outcome.closed) countDomain(this.broker, "alerts.closed", { severity: a.severity });
-    if (outcome.opened.length) void this.drain();
+    // Committed: publish the notices now rather than at the outbox's next tick.
+    if (outcome.opened.length) this.streams.flush();
     return outcome;
   },
 
@@ -110,26 +107,6 @@ export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
       return await run;
     } finally {
       if (this.pipelineTails.get(pipeline_id) === tail) this.pipelineTails.delete(pipeline_id);
-    }
-  },
-
-  /** One drain at a time per replica; replicas share the work through SKIP LOCKED. */
-  async drain() {
-    if (this.draining) return;
-    const run = (async () => {
-      const notifierUp = this.broker.registry.actions.isAvailable("notifier.alerts.notify");
-      if (!notifierUp) return;
-      while ((await drainOutbox(this.tx(), (row) => this.broker.call("notifier.alerts.notify", row.payload as object))) > 0) {
-        /* keep draining while rows are due */
-      }
-    })();
-    this.draining = run;
-    try {
-      await run;
-    } catch (err) {
-      this.logger.warn("outbox drain failed; retrying", (err as Error).message);
-    } finally {
-      this.draining = undefined;
     }
   },
 

@@ -1,4 +1,6 @@
+import { OUTBOX_KEY_SQL, OUTBOX_SQL } from "../../lib/streams/outbox";
 import { sqlMigration } from "../../mixins/db.mixin";
+import { STREAMS } from "./contract";
 
 export const migrations = [
   sqlMigration("AlertingInit1763900000000", [
@@ -71,6 +73,7 @@ export const migrations = [
 
     // Opened alerts waiting to be handed to the notifier: written in the transaction that opens
     // the alert, deleted once the notifier has recorded it, so a crash never loses one.
+    // Replaced by the alerts stream's outbox (AlertingAlertsStream below).
     `CREATE TABLE alert_outbox (
        alert_id         uuid PRIMARY KEY,
        payload          jsonb NOT NULL,
@@ -89,5 +92,17 @@ export const migrations = [
        ts          bigint NOT NULL,
        PRIMARY KEY (monitor_id, tag_id)
      )`,
+  ]),
+  // Opened alerts reach the notifier through the alerts stream (contract.ts), staged in the stream
+  // layer's outbox. What the old alert_outbox still held moves into it, in the order it was due,
+  // in this migration's one transaction, so an upgrade loses no notice; one the old drain had
+  // handed over already is harmless again (the notifier keys its notifications by alert, user, medium).
+  sqlMigration("AlertingAlertsStream1765200000000", [
+    ...OUTBOX_SQL,
+    ...OUTBOX_KEY_SQL,
+    `INSERT INTO stream_outbox (stream, msg_id, msg_key, payload, created_at)
+     SELECT '${STREAMS.alerts}', alert_id::text, payload->>'watcher_id', payload::text, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+       FROM alert_outbox ORDER BY next_attempt_at, alert_id`,
+    `DROP TABLE alert_outbox`,
   ]),
 ];

@@ -162,11 +162,6 @@ export const RANGE_FIELDS: Record<"from" | "to", FieldDoc> = {
   to: { description: "end of the range, ISO 8601 (default: now)", example: "2026-01-08T00:00:00+05:30" },
 };
 
-export const PAGE_FIELDS: Record<"limit" | "offset", FieldDoc> = {
-  limit: { description: "most items to answer, 1 to 1000 (default: all); the total is in X-Total-Count", example: 50 },
-  offset: { description: "items to skip before the first one answered (default 0)", example: 0 },
-};
-
 /** The watcher body of create and update, and the query of their no-body variants. */
 export const WATCHER_FIELDS: Record<string, FieldDoc> = {
   watcher_name: { required: true, description: "the watcher's name", example: "Pump bearings" },

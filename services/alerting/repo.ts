@@ -1,7 +1,8 @@
 /**
  * The alerting schema's queries, all of them: watchers, their triggers' evaluation rows, series
- * clocks, alerts and the alert outbox. Raw SQL on the service's own schema (search_path), every
- * value a bound parameter, through the TypeORM DataSource's `query()` (no entities).
+ * clocks and alerts. Raw SQL on the service's own schema (search_path), every value a bound
+ * parameter, through the TypeORM DataSource's `query()` (no entities). The alerts stream's outbox
+ * (stream_outbox) is written by the stream layer (lib/streams/outbox.ts), not here.
  */
 import type { DataSource } from "typeorm";
 import type { Scope } from "../../lib/access";
@@ -13,7 +14,7 @@ export interface Sql {
   query(sql: string, params?: unknown[]): Promise<unknown>;
 }
 
-/** The database as the evaluation and the outbox use it: transactions, and the hot path's prepared read. */
+/** The database as the evaluation uses it: transactions, and the hot path's prepared read. */
 export interface Transactional extends Sql {
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
   /** The same as `query`, as a named prepared statement: planned once per connection (the hot path's read). */
@@ -383,44 +384,4 @@ export async function getAlert(q: Sql, alert_id: string): Promise<AlertRow | nul
 
 export async function setNote(q: Sql, alert_id: string, note: string): Promise<void> {
   await q.query(`UPDATE alerts SET note = $2 WHERE alert_id = $1`, [alert_id, note]);
-}
-
-// ---- alert outbox ----------------------------------------------------------------------------
-
-export interface OutboxRow {
-  alert_id: string;
-  payload: unknown;
-  attempts: number;
-}
-
-/** Writes an opened alert's notification request, in the transaction that opens the alert. */
-export async function enqueueNotice(tx: Sql, alert_id: string, payload: object, at: number): Promise<void> {
-  await tx.query(`INSERT INTO alert_outbox (alert_id, payload, next_attempt_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
-    alert_id,
-    JSON.stringify(payload),
-    at,
-  ]);
-}
-
-/** Up to `limit` rows due at `now`, locked; rows another replica holds are skipped. */
-export async function dueNotices(tx: Sql, now: number, limit: number): Promise<OutboxRow[]> {
-  return rows<OutboxRow>(
-    tx,
-    `SELECT alert_id, payload, attempts FROM alert_outbox WHERE next_attempt_at <= $1
-      ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    [now, limit],
-  );
-}
-
-export async function deleteNotice(tx: Sql, alert_id: string): Promise<void> {
-  await tx.query(`DELETE FROM alert_outbox WHERE alert_id = $1`, [alert_id]);
-}
-
-export async function postponeNotice(tx: Sql, alert_id: string, attempts: number, next_attempt_at: number, last_error: string): Promise<void> {
-  await tx.query(`UPDATE alert_outbox SET attempts = $2, next_attempt_at = $3, last_error = $4 WHERE alert_id = $1`, [
-    alert_id,
-    attempts,
-    next_attempt_at,
-    last_error,
-  ]);
 }

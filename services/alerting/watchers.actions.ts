@@ -3,13 +3,14 @@
  * route and docs (`http`), its params and a short handler; the rules are in watchers.ts, the
  * scope checks and writes in watchers.methods.ts, the SQL in repo.ts.
  */
+import { requireWrite } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { PAGE_PARAMS, setTotal } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT, compileParams } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
 import { MSG } from "./messages";
-import { EXAMPLE_WATCHER, FUNCTION_FIELD, PAGE_FIELDS, WATCHER_FIELDS } from "./openapi";
+import { EXAMPLE_WATCHER, FUNCTION_FIELD, WATCHER_FIELDS } from "./openapi";
 import * as repo from "./repo";
 import {
   changedWatcherRow,
@@ -69,7 +70,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     async handler(ctx: Ctx) {
       const p = ctx.params;
       if (isSystemVariant(p)) {
-        this.requireWrite(ctx);
+        requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
         const gateway = await this.gatewayInScope(ctx, String(p.pipeline_id));
         // The spec makes this call right after a condition gateway is created, but the service
         // has made that gateway's system watcher already (its events): it is remade from the
@@ -80,7 +81,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
       }
       const hidden = isHiddenFlag(p.is_hidden);
       const body = watcherBodyOf(p, CREATE_TEXTS, hidden === 1);
-      this.requireWrite(ctx);
+      requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
       const fn = await this.checkPlacement(ctx, body);
       if (await repo.watcherOnGateway(this.db, body.gateway_id, hidden)) throw new DomainError(400, MSG.watcherExistsOnCreate);
       const row = newWatcherRow(newId(), body, fn.function_id, hidden, Date.now());
@@ -103,7 +104,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     params: { watcher_id: text },
     async handler(ctx: Ctx<{ watcher_id: string }>) {
       const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
-      this.requireWrite(ctx);
+      requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
       await this.db.transaction((tx) => repo.deleteWatcher(tx, w.watcher_id, Date.now()));
       return MSG.watcherDeleted(w.watcher_id);
     },
@@ -142,7 +143,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     async handler(ctx: Ctx) {
       const p = ctx.params;
       const current = await this.watcherInScope(ctx, String(p.watcher_id));
-      this.requireWrite(ctx);
+      requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
       if (isSystemVariant(p)) {
         const gateway = await this.gatewayInScope(ctx, String(p.pipeline_id));
         if (current.is_hidden !== 1 || current.gateway_id !== gateway.pipeline_id) throw new DomainError(400, MSG.invalidWatcherId);

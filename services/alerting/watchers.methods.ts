@@ -1,13 +1,15 @@
 /**
- * The service's methods for watchers: the caller's scope and write permission, the checks that
- * place a watcher (function, plant, site, gateway, monitor tags), its views, its transactional
- * save, and the hidden (system) watcher that follows a condition gateway.
+ * The service's methods for watchers: the caller's scope (the write permission is lib/access's
+ * `requireWrite`), the checks that place a watcher (function, plant, site, gateway, monitor tags),
+ * its views, its transactional save, and the hidden (system) watcher that follows a condition gateway.
  */
-import { inScope, mayWrite, scopeOf, type Scope } from "../../lib/access";
+import { inScope, scopeOf, type Scope } from "../../lib/access";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import type { AlertingThis, AnyCtx, WatcherMethods } from "./alerting.types";
-import { gatewayNames, resolveFunction, resolveGateway, resolveMonitors, type GatewaySummary } from "./lookups";
+import { resolveFunction, resolveMonitors } from "../config/contract";
+import { pipelinesClient, type ResolvedPipeline } from "../pipelines/contract";
+import { gatewayNames, resolveGateway } from "./lookups";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import { monitorIdsOf, systemTriggers, watcherView, type TriggerBody, type WatcherBody, type WatcherRow } from "./watchers";
@@ -16,10 +18,6 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
   /** Internal callers (another service, no user) act for the system. */
   scope(ctx: AnyCtx): Scope {
     return ctx.meta.user ? scopeOf(ctx.meta.user) : { kind: "all" };
-  },
-
-  requireWrite(ctx: AnyCtx) {
-    if (ctx.meta.user && !mayWrite(ctx.meta.user, "watcher")) throw new DomainError(403, MSG.unauthorizedOperation);
   },
 
   async functionInScope(ctx: AnyCtx, function_id: string, message: string) {
@@ -51,7 +49,7 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
       throw new DomainError(400, MSG.invalidInput("gateway_id"));
     }
     if (gateway && gateway.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidInput("gateway_id"));
-    const monitors = new Map((await resolveMonitors(ctx, monitorIdsOf(body.triggers).filter(isId))).map((m) => [m.monitor_id, m]));
+    const monitors = await resolveMonitors(ctx, monitorIdsOf(body.triggers));
     for (const [i, t] of body.triggers.entries()) {
       for (const [j, c] of (t.condition ?? []).entries()) {
         const m = monitors.get(c.monitor_id);
@@ -89,10 +87,10 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
    * The hidden watcher of a condition gateway, its triggers made from the thresholds of the
    * monitors registered to it; with a monitor id, only that monitor's triggers are remade.
    */
-  async systemWatcher(ctx: AnyCtx, gateway: GatewaySummary, monitorId: string | null, current: WatcherRow | null) {
+  async systemWatcher(ctx: AnyCtx, gateway: ResolvedPipeline, monitorId: string | null, current: WatcherRow | null) {
     const ids = monitorId ? [monitorId] : (gateway.monitor_ids ?? []);
     const registered = new Set(gateway.monitor_ids ?? []);
-    const monitors = (await resolveMonitors(ctx, ids.filter(isId))).filter((m) => registered.has(m.monitor_id));
+    const monitors = [...(await resolveMonitors(ctx, ids)).values()].filter((m) => registered.has(m.monitor_id));
     const fresh = systemTriggers(monitors);
     const kept: TriggerBody[] = monitorId && current ? current.triggers.filter((t) => !(t.condition ?? []).some((c) => c.monitor_id === monitorId)) : [];
     const now = Date.now();
@@ -120,7 +118,7 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
     return this.inPipelineOrder(`system:${pipeline_id}`, async () => {
       const fresh = { meta: { $cache: false } } as const;
       const gateway = this.broker.registry.actions.isAvailable("pipelines.resolve")
-        ? ((await ctx.call("pipelines.resolve", { pipeline_id }, fresh)) as GatewaySummary | null)
+        ? await pipelinesClient.call(ctx, "resolve", { pipeline_id }, fresh)
         : null;
       for (let attempt = 0; attempt < 2; attempt++) {
         const current = await repo.watcherOnGateway(this.db, pipeline_id, 1);

@@ -5,6 +5,7 @@
  */
 import type { ValidationSchema } from "fastest-validator";
 import { MAX_TEXT } from "../../lib/validation";
+import type { ResolvedMonitor } from "../config/contract";
 import { parseDuration } from "./duration";
 import { COMPARISONS, type Comparison, type Relation, type TriggerRule } from "./evaluator";
 import { MSG } from "./messages";
@@ -255,12 +256,8 @@ export function watcherView(row: WatcherRow, gatewayName: string, stats: { total
   };
 }
 
-/** What the system watcher needs of a monitor (from `config.monitors.resolve`). */
-export interface MonitorThresholds {
-  monitor_id: string;
-  monitor_name: string;
-  tags: { tag_id: string; tag_name: string; thresholds?: Record<string, unknown> | null }[];
-}
+/** What the system watcher needs of a monitor. */
+export type MonitorThresholds = Pick<ResolvedMonitor, "monitor_id" | "monitor_name" | "tags">;
 
 const LEVELS = [
   { key: "operational", severity: 3 },

@@ -12,7 +12,8 @@ import { config } from "../../lib/config";
 import { DomainError } from "../../lib/errors";
 import { withRequestId } from "../../lib/logging";
 import { jsonTextOf } from "../../lib/json-text";
-import type { CredentialsChanged } from "../auth/auth.service";
+import type { RequestMeta } from "../../lib/contract";
+import { authClient, type CredentialsChanged } from "../auth/contract";
 import {
   acceptableRequestId,
   answerClientError,
@@ -37,11 +38,8 @@ type GatewayRequest = IncomingMessage & {
   $ctx?: Context;
 };
 
-export interface GatewayMeta {
-  user?: Principal | null;
-  ingestKey?: string;
-  $responseHeaders?: Record<string, string>;
-}
+/** The meta as the gateway builds it: the services' RequestMeta, its user not yet known (null on routes without auth). */
+export type GatewayMeta = Omit<RequestMeta, "user"> & { user?: Principal | null };
 
 function deniedMessage(op: Operation, user: Principal): string {
   switch (op.denied) {
@@ -222,13 +220,13 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       }
       const credentials = parseBasic(req.headers.authorization);
       if (!credentials) throw new DomainError(401, "Invalid credentials");
-      if (!this.principals.enabled) return ctx.call<Principal, typeof credentials>("auth.authenticate", credentials);
+      if (!this.principals.enabled) return authClient.call(ctx, "authenticate", credentials);
       const username = credentials.username.toLowerCase();
       const fingerprint = this.principals.fingerprint(username, credentials.password);
       const cached = this.principals.get(username, fingerprint);
       if (cached) return cached;
       const mark = this.principals.mark();
-      const principal = await ctx.call<Principal, typeof credentials>("auth.authenticate", credentials);
+      const principal = await authClient.call(ctx, "authenticate", credentials);
       this.principals.set(username, fingerprint, principal, mark);
       return principal;
     },

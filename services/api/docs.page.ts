@@ -185,7 +185,7 @@ export const DOCS_PAGE = `<!doctype html>
   }
   function render(doc) {
     document.getElementById("title").textContent = doc.info.title + " – API " + doc.info.version;
-    document.getElementById("description").textContent = doc.info.description;
+    document.getElementById("description").textContent = doc.info.description.split(String.fromCharCode(96)).join("");
     var byAction = {}, order = [];
     Object.keys(doc.paths).forEach(function (path) {
       Object.keys(doc.paths[path]).forEach(function (method) {

@@ -10,86 +10,51 @@
  */
 import type { KeyObject } from "node:crypto";
 import type { Principal } from "../../lib/access";
+import { LocalCache } from "../../lib/cache";
 import { credentialFingerprint, newCredentialSecret } from "../../lib/credentials";
 
-interface Entry {
-  principal: Principal;
-  expiresAt: number;
-}
+/** A copy, so that a caller that changes a principal cannot change the cache. */
+const copyOf = (p: Principal): Principal => ({ ...p, modules: [...p.modules] });
 
+/** Entries are grouped by user (`LocalCache.key(username, fingerprint)`), so that a user's change drops them all. */
 export class PrincipalCache {
   private readonly secret: KeyObject = newCredentialSecret();
-  private readonly byUser = new Map<string, Map<string, Entry>>();
-  private size = 0;
-  private changes = 0;
+  private readonly cache: LocalCache<Principal>;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(ttlMs: number, maxEntries = 10_000, now: () => number = Date.now) {
+    this.cache = new LocalCache({ ttlMs, max: maxEntries, now });
+  }
 
   get enabled(): boolean {
-    return this.ttlMs > 0;
+    return this.cache.enabled;
   }
 
   fingerprint(username: string, password: string): string {
     return credentialFingerprint(this.secret, username, password);
   }
 
-  /** A copy of the cached principal, so a caller that changes it cannot change the cache. */
+  /** A copy of the cached principal. */
   get(username: string, fingerprint: string): Principal | undefined {
-    const entries = this.byUser.get(username);
-    const entry = entries?.get(fingerprint);
-    if (!entries || !entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.remove(username, entries, fingerprint);
-      return undefined;
-    }
-    return { ...entry.principal, modules: [...entry.principal.modules] };
+    const hit = this.cache.get(LocalCache.key(username, fingerprint));
+    return hit && copyOf(hit);
   }
 
   /** Taken before asking auth; `set` stores only if no user's credentials changed meanwhile. */
   mark(): number {
-    return this.changes;
+    return this.cache.mark();
   }
 
   set(username: string, fingerprint: string, principal: Principal, mark: number): void {
-    if (!this.enabled || mark !== this.changes) return;
-    if (this.size >= this.maxEntries) this.dropExpired();
-    // Still full: many distinct live credentials. Start over rather than track recency per hit.
-    if (this.size >= this.maxEntries) this.clear();
-    let entries = this.byUser.get(username);
-    if (!entries) this.byUser.set(username, (entries = new Map()));
-    if (!entries.has(fingerprint)) this.size++;
-    entries.set(fingerprint, { principal: { ...principal, modules: [...principal.modules] }, expiresAt: this.now() + this.ttlMs });
+    this.cache.set(LocalCache.key(username, fingerprint), copyOf(principal), mark);
   }
 
   /** Every entry of the user goes, and verifications under way are not stored. */
   forget(username: string): void {
-    this.changes++;
-    const entries = this.byUser.get(username);
-    if (!entries) return;
-    this.size -= entries.size;
-    this.byUser.delete(username);
+    this.cache.forgetGroup(username);
   }
 
   /** Everything goes: after a reconnection, when broadcasts may have been missed. */
   clear(): void {
-    this.changes++;
-    this.byUser.clear();
-    this.size = 0;
-  }
-
-  private remove(username: string, entries: Map<string, Entry>, fingerprint: string): void {
-    if (entries.delete(fingerprint)) this.size--;
-    if (entries.size === 0) this.byUser.delete(username);
-  }
-
-  private dropExpired(): void {
-    const now = this.now();
-    for (const [username, entries] of this.byUser) {
-      for (const [fingerprint, entry] of entries) if (entry.expiresAt <= now) this.remove(username, entries, fingerprint);
-    }
+    this.cache.clear();
   }
 }

@@ -6,20 +6,20 @@
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { MODULES } from "../../lib/access";
+import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
 import { DbMixin } from "../../mixins/db.mixin";
 import type { AuthLocals, AuthMethods } from "./context";
+import { authEvents, type CredentialsChanged } from "./contract";
 import { credentialKey, credentialsActions } from "./credentials.actions";
 import { migrations } from "./migrations";
 import { AUTH_SCHEMAS } from "./openapi";
 import { passwordActions } from "./password.actions";
 import { generatePassword, hashPassword, newCredentialSecret } from "./passwords";
 import * as repo from "./repo";
-import type { CredentialsChanged } from "./users";
 import { usersActions } from "./users.actions";
 
 export { principalOf } from "./users";
-export type { CredentialsChanged, UserContact, UserEvent } from "./users";
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> = {
   name: "auth",
@@ -42,7 +42,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
      * sender already cleaned.
      */
     async "auth.credentials.changed"(ctx: Context<CredentialsChanged>) {
-      await this.broker.cacher?.clean(credentialKey(ctx.params.username, "*"));
+      await this.cache.clean(credentialKey(ctx.params.username, "*"));
     },
   },
 
@@ -55,8 +55,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
      */
     async forgetCredentials(username: string) {
       const name = username.toLowerCase();
-      await this.broker.cacher?.clean(credentialKey(name, "*"));
-      await this.broker.broadcast("auth.credentials.changed", { username: name } satisfies CredentialsChanged);
+      await this.cache.clean(credentialKey(name, "*"));
+      await authEvents.broadcast(this.broker, "auth.credentials.changed", { username: name });
     },
 
     /** First start with no users: the SaaS admin from ADMIN_USERNAME / ADMIN_PASSWORD (or a generated one, printed once). */
@@ -81,6 +81,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
 
   created() {
     this.credentialSecret = newCredentialSecret();
+    this.cache = new SharedCache(this.broker);
   },
 
   async started() {

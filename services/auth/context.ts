@@ -2,11 +2,14 @@
 import type { KeyObject } from "node:crypto";
 import type { ActionSchema, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
+import type { SharedCache } from "../../lib/cache";
 
 export interface AuthLocals {
   db: DataSource;
   /** The key of the fingerprints under which verified credentials are cached; new at each start. */
   credentialSecret: KeyObject;
+  /** Verified credentials, in the broker's cacher (`credentialKey`). */
+  cache: SharedCache;
 }
 
 export interface AuthMethods {

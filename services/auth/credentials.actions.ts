@@ -6,7 +6,9 @@ import type { Context } from "moleculer";
 import type { Principal } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError } from "../../lib/errors";
+import type { ParamsOf, ReplyOf } from "../../lib/contract";
 import type { AuthActions } from "./context";
+import type { AuthContract } from "./contract";
 import { MSG } from "./messages";
 import { credentialFingerprint, verifyPassword } from "./passwords";
 import * as repo from "./repo";
@@ -28,15 +30,14 @@ export const credentialsActions: AuthActions = {
   authenticate: {
     visibility: "public",
     params: { username: "string", password: "string" },
-    async handler(ctx: Context<{ username: string; password: string }>): Promise<Principal> {
+    async handler(ctx: Context<ParamsOf<AuthContract, "authenticate">>): Promise<ReplyOf<AuthContract, "authenticate">> {
       // Too long to be anyone's: wrong credentials (contract), refused before any hash is paid for.
       if (ctx.params.username.length > MAX_USERNAME || ctx.params.password.length > MAX_PASSWORD) {
         throw new DomainError(401, MSG.invalidCredentials);
       }
       const username = ctx.params.username.toLowerCase();
-      const cacher = ctx.broker.cacher;
       const key = credentialKey(username, credentialFingerprint(this.credentialSecret, username, ctx.params.password));
-      const cached = cacher ? ((await cacher.get(key)) as Principal | null) : null;
+      const cached = await this.cache.get<Principal>(key);
       if (cached) return cached;
       const row = await repo.findUser(this.db, username);
       if (!row || !(await verifyPassword(row.password_hash, ctx.params.password))) {
@@ -44,13 +45,13 @@ export const credentialsActions: AuthActions = {
       }
       await repo.touchLastLogin(this.db, username, Date.now());
       const principal = principalOf(row);
-      if (!cacher || config().authCacheTtlS <= 0) return principal;
-      await cacher.set(key, principal, config().authCacheTtlS);
+      if (!this.cache.enabled || config().authCacheTtlS <= 0) return principal;
+      await this.cache.set(key, principal, config().authCacheTtlS);
       // A change committed while this request checked the old row has cleaned the cache before the set above:
       // read the row again, so that the old credential or grant is not cached past the change.
       const now = await repo.findUser(this.db, username);
       if (now && sameGrant(row, now)) return principal;
-      await cacher.del(key);
+      await this.cache.del(key);
       if (!now || (now.password_hash !== row.password_hash && !(await verifyPassword(now.password_hash, ctx.params.password)))) {
         throw new DomainError(401, MSG.invalidCredentials);
       }

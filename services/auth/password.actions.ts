@@ -7,6 +7,7 @@ import type { Context } from "moleculer";
 import type { DataSource, EntityManager } from "typeorm";
 import { DomainError, badRequest, conflict, internal, notFound } from "../../lib/errors";
 import { MAX_TEXT, type InputMessages } from "../../lib/validation";
+import { notifierClient } from "../notifier/contract";
 import type { AuthActions } from "./context";
 import { EMAIL, MSG } from "./messages";
 import { RESET_FIELDS } from "./openapi";
@@ -68,7 +69,7 @@ export const passwordActions: AuthActions = {
         // The email is sent before the commit, so an OTP that could not be sent never becomes live.
         await this.db.transaction(async (tx) => {
           await repo.saveOtp(tx, username, otpHash, now + OTP_TTL_MS);
-          await ctx.call("notifier.email.send", {
+          await notifierClient.call(ctx, "email.send", {
             to: username,
             subject: EMAIL.otpSubject,
             text: EMAIL.otpText(otp, OTP_TTL_MS / 60_000),

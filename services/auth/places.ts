@@ -4,25 +4,11 @@
  */
 import { inScope, scopeOf, type Principal, type UserType } from "../../lib/access";
 import type { Caller } from "../../lib/contract";
+import { resolvePlant, resolveSite, type ResolvedPlant, type ResolvedSite } from "../config/contract";
 import { badRequest } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { MSG } from "./messages";
 import { placeKindOf, placeOf, type Place, type PlaceNames, type UserRow } from "./users";
-
-interface SiteRef {
-  site_id: string;
-  site_name: string;
-}
-interface PlantRef {
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-}
-
-const resolveSite = (ctx: Caller, site_id: string) => ctx.call<SiteRef | null, { site_id: string }>("config.sites.resolve", { site_id });
-const resolvePlant = (ctx: Caller, plant_id: string) =>
-  ctx.call<PlantRef | null, { plant_id: string }>("config.plants.resolve", { plant_id });
 
 /** An empty string for a site or plant is as good as none: forms send "" for a field left blank. */
 export const given = (value: string | undefined): string | undefined => (value === undefined || value === "" ? undefined : value);
@@ -68,8 +54,8 @@ export async function namesFor(ctx: Caller, rows: UserRow[]): Promise<(row: User
     Promise.all([...siteIds].map((id) => resolveSite(ctx, id))),
     Promise.all([...plantIds].map((id) => resolvePlant(ctx, id))),
   ]);
-  const siteNames = new Map(sites.filter((s): s is SiteRef => !!s).map((s) => [s.site_id, s.site_name]));
-  const plantRefs = new Map(plants.filter((p): p is PlantRef => !!p).map((p) => [p.plant_id, p]));
+  const siteNames = new Map(sites.filter((s): s is ResolvedSite => !!s).map((s) => [s.site_id, s.site_name]));
+  const plantRefs = new Map(plants.filter((p): p is ResolvedPlant => !!p).map((p) => [p.plant_id, p]));
   return (row: UserRow): PlaceNames => {
     const kind = placeKindOf(row.user_type);
     if (kind === "site") return { site_name: siteNames.get(row.site_id ?? "") ?? null, plant_name: null };

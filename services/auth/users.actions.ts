@@ -4,11 +4,13 @@
  */
 import type { Context } from "moleculer";
 import { MODULES, scopeOf, USER_TYPES, type UserType } from "../../lib/access";
-import type { RequestMeta } from "../../lib/contract";
+import type { ParamsOf, ReplyOf, RequestMeta } from "../../lib/contract";
 import { DomainError, badRequest, conflict, notFound } from "../../lib/errors";
-import { PAGE_PARAMS, setTotal } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
+import { notifierClient } from "../notifier/contract";
 import type { AuthActions } from "./context";
+import { authEvents, type AuthContract } from "./contract";
 import { EMAIL, MSG } from "./messages";
 import { passwordDoc, USER_EXAMPLE, USER_FETCH_EXAMPLE, USER_FIELDS } from "./openapi";
 import { generatePassword, hashPassword, isStrongPassword } from "./passwords";
@@ -24,7 +26,6 @@ import {
   userEvent,
   userVisibleTo,
   type ModulesInput,
-  type UserContact,
 } from "./users";
 
 interface UserFields {
@@ -79,7 +80,7 @@ export const usersActions: AuthActions = {
   "users.resolve": {
     visibility: "public",
     params: { username: text },
-    async handler(ctx: Context<{ username: string }>): Promise<UserContact | null> {
+    async handler(ctx: Context<ParamsOf<AuthContract, "users.resolve">>): Promise<ReplyOf<AuthContract, "users.resolve">> {
       const row = await repo.findUser(this.db, ctx.params.username.toLowerCase());
       if (!row) return null;
       return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code };
@@ -137,7 +138,7 @@ export const usersActions: AuthActions = {
         if (!(await repo.insertUser(tx, user))) throw conflict(MSG.userExists);
         // Inside the transaction: a user whose generated password cannot be sent is not created.
         if (p.password == null) {
-          await ctx.call("notifier.email.send", {
+          await notifierClient.call(ctx, "email.send", {
             to: username,
             subject: EMAIL.accountSubject,
             text: EMAIL.accountText(username, password),
@@ -146,7 +147,7 @@ export const usersActions: AuthActions = {
           });
         }
       });
-      ctx.emit("auth.user.created", userEvent({ username, user_type: p.user_type, ...place }));
+      void authEvents.emit(ctx, "auth.user.created", userEvent({ username, user_type: p.user_type, ...place }));
       return { status: "CREATED", message: MSG.userCreated };
     },
   },
@@ -177,7 +178,7 @@ export const usersActions: AuthActions = {
         throw badRequest(MSG.deleteFailed);
       }
       await this.forgetCredentials(target.username);
-      ctx.emit("auth.user.removed", userEvent(target));
+      void authEvents.emit(ctx, "auth.user.removed", userEvent(target));
       return { status: "OK", message: MSG.userDeleted };
     },
   },
@@ -243,7 +244,7 @@ export const usersActions: AuthActions = {
         password_hash,
       });
       await this.forgetCredentials(existing.username);
-      ctx.emit("auth.user.updated", userEvent({ username: existing.username, user_type: p.user_type, ...place }));
+      void authEvents.emit(ctx, "auth.user.updated", userEvent({ username: existing.username, user_type: p.user_type, ...place }));
       return { status: "OK", message: MSG.userUpdated };
     },
   },
@@ -278,8 +279,7 @@ export const usersActions: AuthActions = {
       fields: {
         site_id: { description: "the site whose users to list, or * for every site; required except for a SaaS admin", example: USER_EXAMPLE.site_id },
         plant_id: { description: "the plant whose users to list, or * for every plant; required except for a SaaS admin", example: "*" },
-        limit: { description: "most users in the answer (1 to 1000); the total is in the X-Total-Count header", example: 100 },
-        offset: { description: "users to skip before the first one answered", example: 0 },
+        ...PAGE_FIELDS,
       },
       answer: { schema: "$User[]", example: [USER_EXAMPLE] },
       errors: [[400, MSG.insufficientInputs], [400, MSG.excessInputs]],

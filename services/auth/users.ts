@@ -4,6 +4,7 @@
  */
 import { MODULES, scopeOf, type ModuleName, type Principal, type UserType } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
+import type { UserEvent } from "./contract";
 import { MSG } from "./messages";
 
 /** A row of auth.users. bigint columns arrive from pg as text, which is the spec's form for the two timestamps. */
@@ -31,29 +32,6 @@ export interface Place {
 export interface PlaceNames {
   site_name: string | null;
   plant_name: string | null;
-}
-
-/** Payload of the `auth.user.created|updated|removed` events. */
-export interface UserEvent {
-  username: string;
-  user_type: UserType;
-  site_id: string | null;
-  plant_id: string | null;
-}
-
-/**
- * Payload of `auth.credentials.changed`, a broadcast: a user's password, type, place or modules
- * changed, or the user is gone, so every cache of that user's verified credentials must go (each
- * api replica keeps its own).
- */
-export interface CredentialsChanged {
-  username: string;
-}
-
-/** What another service (alerting's notifications) may learn of a user: `auth.users.resolve`. */
-export interface UserContact extends UserEvent {
-  mobile_number: string;
-  country_code: string;
 }
 
 export type PlaceKind = "all" | "site" | "plant";

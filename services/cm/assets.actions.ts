@@ -2,12 +2,12 @@
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
-import { PAGE_PARAMS, pageOf } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { listAssets, visibleAsset, visibleFunction } from "./config-client";
+import { listAssets, visibleAsset, visibleFunction } from "../config/contract";
 import type { CmActions } from "./cm.service";
 import { MSG } from "./messages";
-import { ASSET_ID_FIELD, EXAMPLES, FUNCTION_ID, PAGE_FIELDS } from "./openapi";
+import { ASSET_ID_FIELD, EXAMPLES, FUNCTION_ID } from "./openapi";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const excess = { unknown: MSG.excessInputs } as const;

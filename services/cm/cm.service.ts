@@ -6,17 +6,26 @@
  */
 import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { RequestMeta } from "../../lib/contract";
+import type { Caller, RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
+import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DbMixin } from "../../mixins/db.mixin";
+import { PeriodicMixin, type JobCaller, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
-import type { ReadingBatch, WaveformMessage } from "../pipelines/streams";
+import {
+  listMonitorIds,
+  resolveMonitors,
+  retentionCutoffs,
+  visibleMonitor,
+  type AssetEvent,
+  type MonitorEvent,
+  type ResolvedMonitor,
+} from "../config/contract";
+import type { PipelineStreams, Reading } from "../pipelines/contract";
 import { assetsActions } from "./assets.actions";
-import { listMonitorIds, resolveMonitors, retentionCutoffs, visibleMonitor, type Caller, type ResolvedMonitor } from "./config-client";
 import { fftActions } from "./fft.actions";
-import { ingestActions, type Reading, type Waveform } from "./ingest.actions";
+import { ingestActions, type Waveform } from "./ingest.actions";
 import { MSG } from "./messages";
 import { migrations } from "./migrations";
 import { monitorsActions } from "./monitors.actions";
@@ -50,20 +59,19 @@ export type CmActions = Record<string, ActionSchema<CmThis>>;
  * latest value only moves forward), so redelivery and any order are safe; a throw (config not
  * answering, database down) leaves the message to be delivered again.
  */
-const streams: StreamConsumers = {
+const streams: StreamConsumers<CmThis, PipelineStreams> = {
   waveforms: {
     group: "cm",
     concurrency: 2,
-    async handler(this: unknown, message: unknown) {
-      await (this as CmMethods).storeWaveform(message as WaveformMessage);
+    async handler(capture) {
+      await this.storeWaveform(capture);
     },
   },
   readings: {
     group: "cm",
     concurrency: 4,
-    async handler(this: unknown, batch: unknown) {
-      const self = this as CmMethods & { broker: Caller };
-      await self.storeReadings(self.broker, (batch as ReadingBatch).readings);
+    async handler(batch) {
+      await this.storeReadings(this.broker, batch.readings);
     },
   },
 };
@@ -72,19 +80,20 @@ const streams: StreamConsumers = {
  * The daily retention run: spectra older than their site's retention go. Latest values stay (they
  * are the latest), and so do events (an open one is current, closed ones are a few rows an asset).
  */
-async function deleteOldSpectra(env: DailyJobEnv, now: number): Promise<{ deleted: number }> {
+async function deleteOldSpectra(this: CmThis, caller: JobCaller, now: number): Promise<{ deleted: number }> {
   let deleted = 0;
-  for (const cutoff of await retentionCutoffs(env.caller, await repo.spectraMonitors(env.db), now)) {
-    deleted += await repo.deleteSpectraBefore(env.db, cutoff.monitor_ids, cutoff.before);
+  for (const cutoff of await retentionCutoffs(caller, await repo.spectraMonitors(this.db), now)) {
+    deleted += await repo.deleteSpectraBefore(this.db, cutoff.monitor_ids, cutoff.before);
   }
-  if (deleted) env.logger.info(`retention: deleted ${deleted} spectra`);
+  if (deleted) this.logger.info(`retention: deleted ${deleted} spectra`);
   return { deleted };
 }
 
-const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { streams: StreamConsumers } = {
+const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { streams: StreamConsumers<CmThis, PipelineStreams>; jobs: PeriodicJobs<CmThis> } = {
   name: "cm",
   // The stream mixin first: the database opens before the consumers start and closes after they stop.
-  mixins: [StreamMixin(), DbMixin({ schema: "cm", migrations }), DailyJobMixin("retention", deleteOldSpectra)],
+  mixins: [PeriodicMixin(), StreamMixin(), DbMixin({ schema: "cm", migrations })],
+  jobs: { retention: { everyMs: DAILY_CHECK_MS, daily: true, run: deleteOldSpectra } },
   streams,
   settings: { openapi: { schemas: CM_SCHEMAS } },
 
@@ -98,7 +107,7 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
   events: {
     /** A monitor moved to another asset or had its thresholds changed: both assets are re-read. */
     "config.monitor.updated": {
-      async handler(ctx: Context<{ monitor_id: string; asset_id: string | null }>) {
+      async handler(ctx: Context<MonitorEvent>) {
         const before = await repo.latestOfMonitors(this.db, [ctx.params.monitor_id]);
         await repo.moveMonitor(this.db, ctx.params.monitor_id, ctx.params.asset_id ?? null);
         const assets = new Set(before.map((v) => v.asset_id).filter((a): a is string => !!a));
@@ -107,13 +116,13 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
       },
     },
     "config.monitor.deleted": {
-      async handler(ctx: Context<{ monitor_id: string; asset_id: string | null }>) {
+      async handler(ctx: Context<MonitorEvent>) {
         await repo.forgetMonitor(this.db, ctx.params.monitor_id);
         if (ctx.params.asset_id) await this.evaluateAssets(ctx, [ctx.params.asset_id]);
       },
     },
     "config.asset.deleted": {
-      async handler(ctx: Context<{ asset_id: string }>) {
+      async handler(ctx: Context<AssetEvent>) {
         await repo.closeEvent(this.db, ctx.params.asset_id, Date.now());
       },
     },

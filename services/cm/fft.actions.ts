@@ -7,7 +7,7 @@ import type { Context } from "moleculer";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
 import { EPOCH_MS, MAX_TEXT } from "../../lib/validation";
-import { listMonitorIds, resolveMonitors, visibleAsset } from "./config-client";
+import { listMonitorIds, resolveMonitors, visibleAsset } from "../config/contract";
 import type { CmActions } from "./cm.service";
 import { MSG } from "./messages";
 import { ASSET_ID_FIELD, CAPTURE_FIELDS, EXAMPLES, MONITOR_ID_FIELD } from "./openapi";

@@ -4,27 +4,11 @@
  */
 import type { Context } from "moleculer";
 import { MAX_TEXT } from "../../lib/validation";
+import type { Reading, WaveformMessage } from "../pipelines/contract";
 import type { CmActions } from "./cm.service";
 
-/** A vibration capture as the pipelines publish it (`waveforms` stream). */
-export interface Waveform {
-  monitor_id: string;
-  tag: string;
-  axis: "x" | "y" | "z";
-  /** Epoch ms. */
-  ts: number;
-  sample_rate_hz: number;
-  samples: number[];
-}
-
-/** A reading as the pipelines publish it (`readings` stream). */
-export interface Reading {
-  monitor_id: string;
-  tag_id: string;
-  /** Epoch ms. */
-  ts: number;
-  value: number;
-}
+/** What cm keeps of a capture of the `waveforms` stream (and what `ingest.waveform` takes). */
+export type Waveform = Pick<WaveformMessage, "monitor_id" | "tag" | "axis" | "ts" | "sample_rate_hz" | "samples">;
 
 /** Longest capture accepted: 2^20 samples (about 17 s at 60 kHz). */
 export const MAX_SAMPLES = 1 << 20;

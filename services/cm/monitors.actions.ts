@@ -2,13 +2,13 @@
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
-import { PAGE_PARAMS, pageOf } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
 import { parseIsoDate } from "../../lib/time";
 import { MAX_TEXT } from "../../lib/validation";
-import { listMonitorIds, resolveMonitors, visibleAsset } from "./config-client";
+import { listMonitorIds, resolveMonitors, visibleAsset } from "../config/contract";
 import type { CmActions } from "./cm.service";
 import { MSG } from "./messages";
-import { ASSET_ID_FIELD, EXAMPLES, MONITOR_ID_FIELD, PAGE_FIELDS } from "./openapi";
+import { ASSET_ID_FIELD, EXAMPLES, MONITOR_ID_FIELD } from "./openapi";
 import * as repo from "./repo";
 import { monitorColorsView, monitorValuesView } from "./views";
 

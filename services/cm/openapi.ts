@@ -91,12 +91,6 @@ export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp",
   timestamp: { description: "the capture's time, one that the timestamps operation lists", unit: "epoch ms", example: CAPTURE_MS },
 };
 
-/** The contract's paging of a list. */
-export const PAGE_FIELDS: Record<"limit" | "offset", FieldDoc> = {
-  limit: { description: "most items in the answer, 1 to 1000; the total is in the X-Total-Count header", example: 100 },
-  offset: { description: "items skipped before the first one answered", example: 0 },
-};
-
 /** Answer examples. */
 export const EXAMPLES = {
   peaks: [

@@ -1,7 +1,7 @@
 /**
  * The shapes of the /_cm operations, built from cm's rows and config's names. Pure.
  */
-import type { MonitorTagInfo, ResolvedMonitor } from "./config-client";
+import type { MonitorTag, ResolvedMonitor } from "../config/contract";
 import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
 import type { EventRow, LatestValue, SpectrumRow } from "./repo";
@@ -60,7 +60,7 @@ export function diagnoseMonitor(
 }
 
 export interface TagReading {
-  tag: MonitorTagInfo;
+  tag: MonitorTag;
   value: LatestValue | undefined;
   color: Color;
 }

@@ -1,10 +1,11 @@
 /** The asset operations: create, delete, update, fetch, list, count. */
 import type { Context } from "moleculer";
 import type { FieldDoc } from "../../lib/operations";
+import { PAGE_FIELDS } from "../../lib/paging";
 import * as assets from "./assets";
 import type { ConfigActions } from "./config.service";
 import { MSG } from "./messages";
-import { hidden, ID_FIELDS, PAGE_FIELDS } from "./openapi";
+import { hidden, ID_FIELDS } from "./openapi";
 import { id, list, name, optId, optText, page, readBack, text } from "./params";
 
 const optNumber = { type: "number", min: 0, optional: true, nullable: true } as const;

@@ -1,9 +1,9 @@
 /** Assets (ops 11-16): machines of a function; plant and site come from the function. */
-import { mayWrite } from "../../lib/access";
+import { requireWrite } from "../../lib/access";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
-import type { AssetEvent } from "./events";
+import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import type { AssetEvent, AssetListItem, ResolvedAsset } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
 import * as repo from "./repo";
@@ -74,7 +74,7 @@ function criticality(value: string | null | undefined, fallback: boolean): boole
 
 /** Op 11. */
 export async function createAsset(c: ConfigContext, p: AssetWrite): Promise<{ id: string }> {
-  requireWrite(mayWrite(c.user, "asset"));
+  requireWrite(c.user, "asset", MSG.unauthorizedOperation);
   const isCritical = criticality(p.is_critical, false);
   const fn = await parentOf(c, p);
   const id = newId();
@@ -103,7 +103,7 @@ export async function createAsset(c: ConfigContext, p: AssetWrite): Promise<{ id
 
 /** Op 12: refused while monitors are attached; the foreign key settles a monitor created meanwhile. */
 export async function removeAsset(c: ConfigContext, asset_id: string): Promise<string> {
-  requireWrite(mayWrite(c.user, "asset"));
+  requireWrite(c.user, "asset", MSG.unauthorizedOperation);
   const asset = await findAsset(c, asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId(asset_id));
   if ((await repo.monitorsOnAsset(c.db, asset.asset_id)) > 0) throw new DomainError(400, MSG.assetHasMonitors);
@@ -122,7 +122,7 @@ export async function removeAsset(c: ConfigContext, asset_id: string): Promise<s
  * asset's own (its monitors are bound to that function); absent attributes are kept.
  */
 export async function updateAsset(c: ConfigContext, p: AssetWrite & { asset_id: string; is_critical: string }): Promise<string> {
-  requireWrite(mayWrite(c.user, "asset"));
+  requireWrite(c.user, "asset", MSG.unauthorizedOperation);
   const asset = await findAsset(c, p.asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId(p.asset_id));
   const isCritical = criticality(p.is_critical, asset.is_critical);
@@ -187,7 +187,7 @@ const filterKey = (c: ConfigContext, f: AssetFilter): string =>
   `${scopeKey(c.scope)}:${f.function_id ?? ""}:${f.asset_category ?? ""}:${f.is_critical?.toLowerCase() ?? ""}`;
 
 /** Op 15: one query whatever the number of assets (repo.ASSET_LIST_SQL). */
-export async function listAssets(c: ConfigContext, f: AssetFilter) {
+export async function listAssets(c: ConfigContext, f: AssetFilter): Promise<AssetListItem[]> {
   const filter = filterOf(c, f);
   const rows = await c.cachedList(`assets:${filterKey(c, f)}`, () => repo.listAssets(c.db, filter));
   return paged(c, rows, f);
@@ -200,7 +200,7 @@ export async function countAssets(c: ConfigContext, f: AssetFilter): Promise<num
 }
 
 /** Internal `config.assets.resolve`. */
-export async function assetSummary(c: ConfigContext, asset_id: string) {
+export async function assetSummary(c: ConfigContext, asset_id: string): Promise<ResolvedAsset | null> {
   const a = await resolveAssetRow(c, asset_id);
   return a
     ? {

@@ -9,14 +9,16 @@ import { createHash } from "node:crypto";
 import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import { scopeOf, type Principal } from "../../lib/access";
+import { LocalCache, SharedCache, type SharedGeneration } from "../../lib/cache";
 import { DomainError } from "../../lib/errors";
-import { newId } from "../../lib/ids";
 import { withJsonText } from "../../lib/json-text";
 import { setTotal } from "../../lib/paging";
 import { DbMixin } from "../../mixins/db.mixin";
 import { assetActions } from "./assets.actions";
-import { contextFor, type ConfigContext, type PipelinePlace, type PlantActivity } from "./context";
-import type { ConfigChange, ConfigEntity, ConfigEvents, MonitorRegistered, MonitorUnregistered } from "./events";
+import type { RequestMeta } from "../../lib/contract";
+import { pipelinesClient, type MonitorRegisteredEvent, type MonitorUnregisteredEvent, type PlantActivity } from "../pipelines/contract";
+import { contextFor, type ConfigContext, type PipelinePlace } from "./context";
+import { configEvents, type ConfigChange, type ConfigEntity, type ConfigEntityEvents } from "./contract";
 import { functionActions } from "./functions.actions";
 import { internalActions } from "./internal.actions";
 import { MSG } from "./messages";
@@ -29,21 +31,21 @@ import { siteActions } from "./sites.actions";
 
 export interface ConfigLocals {
   db: DataSource;
-  /** The cache generation as this replica last read it (see `cacheGeneration`). */
-  generation: Promise<string> | undefined;
-  generationReadAt: number;
-  /** Lists of one generation kept in memory (`cachedList`): the generation and its lists (loaded or loading) by key. */
-  lists: { generation: string; byKey: Map<string, Promise<unknown>> };
+  /** Cached reads, in the broker's cacher under the current generation (`config.q.<generation>.<key>`). */
+  reads: SharedCache;
+  /** Every write starts a new one, which puts every cached read out of reach at once, on every replica. */
+  generation: SharedGeneration;
+  /** Lists also kept in this replica's memory (`cachedList`), all of one generation: `listsGeneration`. */
+  lists: LocalCache<object[]>;
+  listsGeneration: string;
 }
 
 export interface ConfigMethods {
   /** The toolbox of one HTTP operation: the caller from the gateway and its scope. */
-  use(ctx: Context): ConfigContext;
+  use(ctx: Context<unknown, Partial<RequestMeta>>): ConfigContext;
   /** The toolbox of an internal action or event: unscoped. */
   system(ctx: Context): ConfigContext;
   toolbox(ctx: Context, user: Principal): ConfigContext;
-  cacheGeneration(): Promise<string>;
-  readGeneration(): void;
   invalidate(): Promise<void>;
 }
 
@@ -51,11 +53,6 @@ export interface ConfigMethods {
 export type ConfigThis = Service<ServiceSettingSchema> & ConfigMethods & ConfigLocals;
 /** The actions of one resource module, spread into the service's `actions`. */
 export type ConfigActions = Record<string, ActionSchema<ConfigThis>>;
-
-/** Payload of the `config.cache.changed` broadcast: a write started a new cache generation. */
-export interface ConfigCacheChanged {
-  generation: string;
-}
 
 /** Cached reads live this long at most; every write makes them unreachable at once anyway. */
 const CACHE_TTL_S = 300;
@@ -68,7 +65,7 @@ const GENERATION_TTL_S = 86400;
  * while the replica was cut off from the bus can leave it serving an old generation.
  */
 const GENERATION_REFRESH_MS = 1000;
-/** Lists kept in a replica's memory at most; past it they are all dropped (2,000 assets are about 0.5 MB). */
+/** Lists kept in a replica's memory at most; past it they are dropped (2,000 assets are about 0.5 MB). */
 const LISTS_IN_MEMORY = 100;
 
 /** Internal actions answer for the whole deployment: they are not reachable over HTTP. */
@@ -111,25 +108,25 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
      * arriving in either order leave every replica on the latest.
      */
     "config.cache.changed"() {
-      this.readGeneration();
+      this.generation.reread();
     },
 
     /** The pipelines service registered a monitor: it now shows as registered and cannot be deleted. */
     "pipelines.monitor.registered": {
-      async handler(ctx: Context<MonitorRegistered>) {
+      async handler(ctx: Context<MonitorRegisteredEvent>) {
         if (await monitors.registerMonitor(this.system(ctx), ctx.params)) await this.invalidate();
       },
     },
     "pipelines.monitor.unregistered": {
-      async handler(ctx: Context<MonitorUnregistered>) {
+      async handler(ctx: Context<MonitorUnregisteredEvent>) {
         if (await monitors.unregisterMonitor(this.system(ctx), ctx.params)) await this.invalidate();
       },
     },
   },
 
   methods: {
-    use(ctx: Context) {
-      const user = (ctx.meta as { user?: Principal | null }).user;
+    use(ctx: Context<unknown, Partial<RequestMeta>>) {
+      const user = ctx.meta.user;
       if (!user) throw new DomainError(401, MSG.invalidCredentials);
       return this.toolbox(ctx, user);
     },
@@ -140,40 +137,32 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
 
     toolbox(ctx: Context, user: Principal) {
       let generation: Promise<string> | undefined;
-      const cacher = this.broker.cacher;
+      const reads = this.reads;
       const shortKey = (key: string) => (key.length > 200 ? createHash("sha256").update(key).digest("hex") : key);
       const cached = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
-        if (!cacher) return load();
+        if (!reads.enabled) return load();
         // One generation per request: the reads of one operation see one state of the cache.
-        generation ??= this.cacheGeneration();
-        const full = `config.q.${await generation}.${shortKey(key)}`;
-        const hit = (await cacher.get(full)) as { v: T } | null;
-        if (hit) return hit.v;
-        const value = await load();
-        await cacher.set(full, { v: value }, CACHE_TTL_S);
-        return value;
+        generation ??= this.generation.get();
+        return reads.getOrLoad(`config.q.${await generation}.${shortKey(key)}`, CACHE_TTL_S, load);
       };
       return contextFor(
         {
           db: this.db,
           cached,
           cachedList: async <T extends object>(key: string, load: () => Promise<T[]>): Promise<T[]> => {
-            if (!cacher) return load();
-            generation ??= this.cacheGeneration();
+            if (!reads.enabled) return load();
+            generation ??= this.generation.get();
             const gen = await generation;
-            // Keyed by generation like the cacher's entries: a write makes every list of the old one unreachable.
-            if (this.lists.generation !== gen) this.lists = { generation: gen, byKey: new Map() };
-            const lists = this.lists;
-            const kept = lists.byKey.get(key) as Promise<T[]> | undefined;
-            if (kept) return kept;
-            // The promise is kept, not the value: requests that arrive while the list loads wait for that one load.
-            const loading = cached(key, load).then(withJsonText);
-            if (lists.byKey.size >= LISTS_IN_MEMORY) lists.byKey.clear();
-            lists.byKey.set(key, loading);
-            loading.catch(() => lists.byKey.delete(key));
-            return loading;
+            // Of one generation like the cacher's entries: a write makes every list of the old one unreachable,
+            // and a list still loading from the old one is not kept.
+            if (this.listsGeneration !== gen) {
+              this.listsGeneration = gen;
+              this.lists.clear();
+            }
+            // Requests that arrive while the list loads wait for that one load.
+            return this.lists.getOrLoad(key, () => cached(key, load).then(withJsonText)) as Promise<T[]>;
           },
-          changed: async <E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEvents[E]) => {
+          changed: async <E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEntityEvents[E]) => {
             await this.invalidate();
             await this.broker.emit(`config.${entity}.${change}`, payload);
           },
@@ -183,14 +172,12 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
             if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) {
               return { pipelines: 0, events: 0 };
             }
-            const counts = await ctx.call<Partial<PlantActivity> | null, { plant_id: string }>("pipelines.countForPlant", {
-              plant_id,
-            });
+            const counts = await pipelinesClient.call(ctx, "countForPlant", { plant_id });
             return { pipelines: Number(counts?.pipelines ?? 0), events: Number(counts?.events ?? 0) };
           },
           pipelinePlace: async (pipeline_id: string): Promise<PipelinePlace | null | undefined> => {
             if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) return undefined;
-            const found = await ctx.call<PipelinePlace | null, { pipeline_id: string }>("pipelines.resolve", { pipeline_id });
+            const found = await pipelinesClient.call(ctx, "resolve", { pipeline_id });
             return found ? { site_id: found.site_id, plant_id: found.plant_id } : null;
           },
         },
@@ -200,53 +187,23 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     },
 
     /**
-     * Cached reads are stored under the current generation; a write starts a new one. A read
-     * that began before a write and stores its result after it stores it under the old
-     * generation, where nobody looks any more: no stale entry outlives a write.
-     *
-     * The generation is kept in memory, so a cached read is one round trip to the cacher, not
-     * two; `config.cache.changed` (a broadcast, sent before the write answers) makes every
-     * replica read it again, and it is read again every GENERATION_REFRESH_MS in any case.
+     * After a write: a new generation (lib/cache.ts, SharedGeneration), so that no read cached
+     * before it is served after it; `config.cache.changed` (a broadcast, sent before the write
+     * answers) makes every replica read the generation again.
      */
-    cacheGeneration() {
-      if (!this.broker.cacher) return Promise.resolve("");
-      if (!this.generation || Date.now() - this.generationReadAt > GENERATION_REFRESH_MS) this.readGeneration();
-      return this.generation!;
-    },
-
-    /** Starts reading the generation from the cacher (creating one if there is none); requests meanwhile wait for it. */
-    readGeneration() {
-      const cacher = this.broker.cacher;
-      if (!cacher) return;
-      const reading = (async () => {
-        const current = (await cacher.get(GENERATION_KEY)) as string | null;
-        if (current) return current;
-        const fresh = newId();
-        await cacher.set(GENERATION_KEY, fresh, GENERATION_TTL_S);
-        return fresh;
-      })();
-      this.generation = reading;
-      this.generationReadAt = Date.now();
-      // A failed read fails the requests waiting on it; the next request tries again.
-      reading.catch(() => {
-        if (this.generation === reading) this.generation = undefined;
-      });
-    },
-
     async invalidate() {
-      const cacher = this.broker.cacher;
-      if (!cacher) return;
-      const fresh = newId();
-      this.generation = Promise.resolve(fresh);
-      this.generationReadAt = Date.now();
-      await cacher.set(GENERATION_KEY, fresh, GENERATION_TTL_S);
-      await cacher.clean("config.q.**");
-      await this.broker.broadcast("config.cache.changed", { generation: fresh } satisfies ConfigCacheChanged);
+      if (!this.reads.enabled) return;
+      const fresh = await this.generation.renew();
+      await this.reads.clean("config.q.**");
+      await configEvents.broadcast(this.broker, "config.cache.changed", { generation: fresh });
     },
   },
 
   created() {
-    this.lists = { generation: "", byKey: new Map() };
+    this.reads = new SharedCache(this.broker);
+    this.generation = this.reads.generation(GENERATION_KEY, GENERATION_TTL_S, GENERATION_REFRESH_MS);
+    this.lists = new LocalCache({ ttlMs: CACHE_TTL_S * 1000, max: LISTS_IN_MEMORY });
+    this.listsGeneration = "";
   },
 };
 

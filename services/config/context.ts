@@ -5,16 +5,10 @@
  */
 import type { DataSource } from "typeorm";
 import type { Principal, Scope } from "../../lib/access";
-import { DomainError } from "../../lib/errors";
-import type { ConfigChange, ConfigEntity, ConfigEvents } from "./events";
-import { MSG } from "./messages";
+import type { PlantActivity, ResolvedPipeline } from "../pipelines/contract";
+import type { ConfigChange, ConfigEntity, ConfigEntityEvents } from "./contract";
 import { scopeParams } from "./rules";
 import { slicePage, type Page } from "../../lib/paging";
-
-export interface PlantActivity {
-  pipelines: number;
-  events: number;
-}
 
 export interface ConfigContext {
   db: DataSource;
@@ -31,7 +25,7 @@ export interface ConfigContext {
    */
   cachedList<T extends object>(key: string, load: () => Promise<T[]>): Promise<T[]>;
   /** After a committed write: invalidates the cache, then emits `config.<entity>.<change>`. */
-  changed<E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEvents[E]): Promise<void>;
+  changed<E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEntityEvents[E]): Promise<void>;
   /** Sets the X-Total-Count response header of a list. */
   setTotal(total: number): void;
   /** Pipelines and events of a plant, from the pipelines service (zero while it is not deployed). */
@@ -43,10 +37,7 @@ export interface ConfigContext {
   pipelinePlace(pipeline_id: string): Promise<PipelinePlace | null | undefined>;
 }
 
-export interface PipelinePlace {
-  site_id: string;
-  plant_id: string;
-}
+export type PipelinePlace = Pick<ResolvedPipeline, "site_id" | "plant_id">;
 
 export function contextFor(
   base: Omit<ConfigContext, "user" | "scope" | "scopeIds">,
@@ -54,11 +45,6 @@ export function contextFor(
   scope: Scope,
 ): ConfigContext {
   return { ...base, user, scope, scopeIds: scopeParams(scope) };
-}
-
-/** 403 unless the caller's user type may write this kind of record (contract: may write). */
-export function requireWrite(allowed: boolean): void {
-  if (!allowed) throw new DomainError(403, MSG.unauthorizedOperation);
 }
 
 /** True when a PostgreSQL error is a foreign key violation: a parent went away, or a child came, meanwhile. */

@@ -1,9 +1,10 @@
 /** The function operations: create, delete, update (rename), fetch, list. */
 import type { Context } from "moleculer";
+import { PAGE_FIELDS } from "../../lib/paging";
 import type { ConfigActions } from "./config.service";
 import * as functions from "./functions";
 import { MSG } from "./messages";
-import { hidden, ID_FIELDS, PAGE_FIELDS } from "./openapi";
+import { hidden, ID_FIELDS } from "./openapi";
 import { id, list, name, optId, page, readBack } from "./params";
 
 const function_name = { description: "unique within its plant, case-insensitively", example: "Hydraulics" };

@@ -1,9 +1,9 @@
 /** Functions (ops 23-27): a plant's functions, which hold its assets and monitors. */
-import { mayWrite } from "../../lib/access";
+import { requireWrite } from "../../lib/access";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
-import type { FunctionEvent } from "./events";
+import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import type { FunctionEvent, ResolvedFunction } from "./contract";
 import { MSG } from "./messages";
 import { findPlant } from "./plants";
 import * as repo from "./repo";
@@ -36,7 +36,7 @@ export async function createFunction(
   c: ConfigContext,
   p: { function_name: string; plant_id: string; site_id?: string | null },
 ): Promise<{ id: string }> {
-  requireWrite(mayWrite(c.user, "function"));
+  requireWrite(c.user, "function", MSG.unauthorizedOperation);
   const plant = await findPlant(c, p.plant_id);
   if (!plant || (p.site_id != null && p.site_id !== plant.site_id)) {
     throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
@@ -57,7 +57,7 @@ export async function createFunction(
 
 /** Op 24: refused while monitors and/or assets are attached; the foreign keys settle a race. */
 export async function removeFunction(c: ConfigContext, function_id: string): Promise<string> {
-  requireWrite(mayWrite(c.user, "function"));
+  requireWrite(c.user, "function", MSG.unauthorizedOperation);
   const fn = await findFunction(c, function_id);
   if (!fn) throw new DomainError(400, MSG.invalidFunctionId(function_id));
   const before = await repo.functionAttachments(c.db, fn.function_id);
@@ -84,7 +84,7 @@ export async function updateFunction(
   c: ConfigContext,
   p: { function_id: string; function_name: string; plant_id: string; site_id?: string | null },
 ): Promise<string> {
-  requireWrite(mayWrite(c.user, "function"));
+  requireWrite(c.user, "function", MSG.unauthorizedOperation);
   const fn = await findFunction(c, p.function_id);
   if (!fn) throw new DomainError(404, MSG.invalidFunction);
   if (p.plant_id !== fn.plant_id || (p.site_id != null && p.site_id !== fn.site_id)) {
@@ -130,7 +130,7 @@ export async function listFunctions(c: ConfigContext, p: { plant_id: string } & 
 }
 
 /** Internal `config.functions.resolve`. */
-export async function functionSummary(c: ConfigContext, function_id: string) {
+export async function functionSummary(c: ConfigContext, function_id: string): Promise<ResolvedFunction | null> {
   const fn = await resolveFunction(c, function_id);
   return fn
     ? {

@@ -1,10 +1,11 @@
 /** The monitor operations: create, delete, update, fetch, list, count. */
 import type { Context } from "moleculer";
 import type { FieldDoc } from "../../lib/operations";
+import { PAGE_FIELDS } from "../../lib/paging";
 import type { ConfigActions } from "./config.service";
 import { MSG } from "./messages";
 import * as monitors from "./monitors";
-import { ID_FIELDS, PAGE_FIELDS } from "./openapi";
+import { ID_FIELDS } from "./openapi";
 import { id, list, name, optId, optText, page } from "./params";
 import { DATA_TYPES, NUMERIC_TEXT } from "./rules";
 

@@ -2,13 +2,14 @@
  * Monitors (ops 17-22): measuring points of a function, optionally on one of its assets, with
  * their tags. The licence caps how many exist; the pipelines service registers them (events).
  */
-import { mayWrite } from "../../lib/access";
+import { requireWrite } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { findAsset } from "./assets";
-import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
-import type { MonitorEvent, MonitorRegistered, MonitorUnregistered } from "./events";
+import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "../pipelines/contract";
+import type { MonitorEvent, MonitorListItem, ResolvedMonitor } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
 import * as repo from "./repo";
@@ -102,7 +103,7 @@ async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_
 
 /** Op 17. Under a licence cap the count and the insert happen under one lock (repo.insertMonitor). */
 export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
-  requireWrite(mayWrite(c.user, "monitor"));
+  requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
   // null reads as left out (README, Decisions).
   if (p.function_id == null && p.asset_id == null) throw new DomainError(400, MSG.insufficientInputs);
   const parent = await parentOf(c, p);
@@ -137,7 +138,7 @@ export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise
 
 /** Op 18: refused while registered; the delete itself re-checks, so a registration meanwhile wins. */
 export async function removeMonitor(c: ConfigContext, monitor_id: string): Promise<string> {
-  requireWrite(mayWrite(c.user, "monitor"));
+  requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
   const monitor = await findMonitor(c, monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
   if (monitor.pipeline_id !== null) throw new DomainError(400, MSG.monitorRegistered);
@@ -148,7 +149,7 @@ export async function removeMonitor(c: ConfigContext, monitor_id: string): Promi
 
 /** Op 19: every field is required and replaces the stored one. */
 export async function updateMonitor(c: ConfigContext, p: MonitorUpdate): Promise<string> {
-  requireWrite(mayWrite(c.user, "monitor"));
+  requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
   const monitor = await findMonitor(c, p.monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(p.monitor_id));
   const tags = tagsOrThrow(p.tags);
@@ -228,7 +229,7 @@ const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
     .join(":");
 
 /** Op 21. A pipeline_id the pipelines service does not know, or outside the caller's scope, is invalid. */
-export async function listMonitors(c: ConfigContext, f: MonitorFilter) {
+export async function listMonitors(c: ConfigContext, f: MonitorFilter): Promise<MonitorListItem[]> {
   const filter = filterOf(c, f);
   if (f.pipeline_id !== undefined) {
     const place = await c.pipelinePlace(f.pipeline_id);
@@ -257,7 +258,7 @@ export async function countMonitors(c: ConfigContext, f: Pick<MonitorFilter, "as
 }
 
 /** Internal `config.monitors.resolve`: what alerting, cm and ems need of monitors, those that exist. */
-export async function resolveMonitors(c: ConfigContext, monitor_ids: string[]) {
+export async function resolveMonitors(c: ConfigContext, monitor_ids: string[]): Promise<ResolvedMonitor[]> {
   const ids = [...new Set(monitor_ids.filter(isId))].sort();
   if (ids.length === 0) return [];
   const rows = await c.cached(`monitors.resolve:${ids.join(",")}`, () => repo.monitorsByIds(c.db, ids));
@@ -281,15 +282,18 @@ export async function resolveMonitors(c: ConfigContext, monitor_ids: string[]) {
   }));
 }
 
-/** slave_id is an integer on the monitor (spec: Monitor.gateway); registrations send it as text too. */
-function slaveId(value: MonitorRegistered["slave_id"]): number | null {
+/**
+ * slave_id is an integer on the monitor (spec: Monitor.gateway). The pipelines send a number or
+ * null; a registration from elsewhere (an older sender, a tool) may send it as text.
+ */
+function slaveId(value: unknown): number | null {
   if (value === null || value === undefined || value === "") return null;
   const n = Number(value);
   return Number.isSafeInteger(n) ? n : null;
 }
 
 /** `pipelines.monitor.registered`: idempotent, the latest registration wins. */
-export async function registerMonitor(c: ConfigContext, e: MonitorRegistered): Promise<boolean> {
+export async function registerMonitor(c: ConfigContext, e: MonitorRegisteredEvent): Promise<boolean> {
   if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string" || e.pipeline_id === "") return false;
   return repo.registerMonitor(c.db, {
     monitor_id: e.monitor_id,
@@ -302,7 +306,7 @@ export async function registerMonitor(c: ConfigContext, e: MonitorRegistered): P
 }
 
 /** `pipelines.monitor.unregistered`: clears only the named pipeline's registration, so a late event cannot undo a newer one. */
-export async function unregisterMonitor(c: ConfigContext, e: MonitorUnregistered): Promise<boolean> {
+export async function unregisterMonitor(c: ConfigContext, e: MonitorUnregisteredEvent): Promise<boolean> {
   if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string") return false;
   return repo.unregisterMonitor(c.db, e.monitor_id, e.pipeline_id);
 }

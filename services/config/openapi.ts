@@ -140,11 +140,5 @@ export const ID_FIELDS = {
   pipeline_id: { description: "a pipeline's (gateway's) id", example: "9e8d7c6b-5a49-4382-a716-5f4e3d2c1b0a" },
 } satisfies Record<string, FieldDoc>;
 
-/** `limit` and `offset` of every list. */
-export const PAGE_FIELDS = {
-  limit: { description: "most items to answer, 1..1000; the total is in the X-Total-Count header", example: 50 },
-  offset: { description: "items to skip", example: 0 },
-} satisfies Record<string, FieldDoc>;
-
 /** Fields a fetch or list answers that an update accepts back and ignores. */
 export const hidden = (...names: string[]): Record<string, FieldDoc> => Object.fromEntries(names.map((n) => [n, { hidden: true }]));

@@ -1,8 +1,9 @@
 /** The plant operations: create, delete, update (rename), fetch, list. */
 import type { Context } from "moleculer";
+import { PAGE_FIELDS } from "../../lib/paging";
 import type { ConfigActions } from "./config.service";
 import { MSG } from "./messages";
-import { hidden, ID_FIELDS, PAGE_FIELDS } from "./openapi";
+import { hidden, ID_FIELDS } from "./openapi";
 import { id, list, name, page, readBack } from "./params";
 import * as plants from "./plants";
 

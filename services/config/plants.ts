@@ -1,8 +1,9 @@
 /** Plants (ops 33-37): a site's plants; users of a plant are bound to it, so a plant never changes site. */
-import { mayWrite } from "../../lib/access";
+import { requireWrite } from "../../lib/access";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
+import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import type { ResolvedPlant } from "./contract";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import type { PlantRow } from "./repo";
@@ -20,7 +21,7 @@ export async function findPlant(c: ConfigContext, plant_id: string): Promise<Pla
 
 /** Op 33. */
 export async function createPlant(c: ConfigContext, p: { plant_name: string; site_id: string }): Promise<{ id: string }> {
-  requireWrite(mayWrite(c.user, "plant"));
+  requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   const id = newId();
@@ -38,7 +39,7 @@ export async function createPlant(c: ConfigContext, p: { plant_name: string; sit
 
 /** Op 34: refused while events, pipelines (both the pipelines service's), assets or functions exist. */
 export async function removePlant(c: ConfigContext, plant_id: string): Promise<string> {
-  requireWrite(mayWrite(c.user, "plant"));
+  requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
   const activity = await c.plantActivity(plant.plant_id);
@@ -60,7 +61,7 @@ export async function updatePlant(
   c: ConfigContext,
   p: { plant_id: string; plant_name: string; site_id: string },
 ): Promise<string> {
-  requireWrite(mayWrite(c.user, "plant"));
+  requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const plant = await findPlant(c, p.plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   if (p.site_id !== plant.site_id) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
@@ -100,7 +101,7 @@ export async function listPlants(c: ConfigContext, p: { site_id: string } & Page
 }
 
 /** Internal `config.plants.resolve`: a plant with its site, or null. */
-export async function resolvePlant(c: ConfigContext, plant_id: string) {
+export async function resolvePlant(c: ConfigContext, plant_id: string): Promise<ResolvedPlant | null> {
   if (!isId(plant_id)) return null;
   return c.cached(`plant.resolve:${plant_id}`, () => repo.plantSummary(c.db, plant_id));
 }

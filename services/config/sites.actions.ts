@@ -1,8 +1,9 @@
 /** The site operations: create, delete, update, fetch, list. */
 import type { Context } from "moleculer";
+import { PAGE_FIELDS } from "../../lib/paging";
 import type { ConfigActions } from "./config.service";
 import { MSG } from "./messages";
-import { ID_FIELDS, PAGE_FIELDS } from "./openapi";
+import { ID_FIELDS } from "./openapi";
 import { id, list, name, optText, page, text } from "./params";
 import * as sites from "./sites";
 

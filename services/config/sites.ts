@@ -1,10 +1,10 @@
 /** Sites (ops 28-32): the top of the hierarchy. Only a SaaS admin creates or deletes one. */
-import { mayCreateSite, mayWrite } from "../../lib/access";
+import { requireWrite } from "../../lib/access";
 import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, requireWrite, type ConfigContext, type Page } from "./context";
-import type { SiteEvent } from "./events";
+import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import { DEFAULT_RETENTION_DAYS, type ResolvedSite, type SiteEvent } from "./contract";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import type { SiteRow } from "./repo";
@@ -35,8 +35,6 @@ export interface SiteUpdate {
   latitude?: string | null;
   longitude?: string | null;
 }
-
-export const DEFAULT_RETENTION_DAYS = 180;
 
 /** The spec's site object; lists add edge_firmware.latest_version. */
 export function siteView(row: SiteRow, withLatest = false) {
@@ -75,7 +73,7 @@ export async function findSite(c: ConfigContext, site_id: string): Promise<SiteR
 
 /** Op 28. */
 export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id: string }> {
-  requireWrite(mayCreateSite(c.user));
+  requireWrite(c.user, "whole-site", MSG.unauthorizedOperation);
   if (!p.latitude && !p.longitude) throw new DomainError(400, MSG.siteLatLong);
   checkPlace(p);
   const id = newId();
@@ -106,7 +104,7 @@ export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id:
 
 /** Op 29: refused while plants exist; the foreign key settles a plant created meanwhile. */
 export async function removeSite(c: ConfigContext, site_id: string): Promise<string> {
-  requireWrite(mayCreateSite(c.user));
+  requireWrite(c.user, "whole-site", MSG.unauthorizedOperation);
   const site = await findSite(c, site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
   if ((await repo.plantsOnSite(c.db, site_id)) > 0) throw new DomainError(400, MSG.siteHasPlants);
@@ -127,7 +125,7 @@ export async function removeSite(c: ConfigContext, site_id: string): Promise<str
  * one down, which is what a firmware upgrade means.
  */
 export async function updateSite(c: ConfigContext, p: SiteUpdate): Promise<string> {
-  requireWrite(mayWrite(c.user, "site"));
+  requireWrite(c.user, "site", MSG.unauthorizedOperation);
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSite);
   checkPlace(p);
@@ -180,7 +178,7 @@ export async function listSites(c: ConfigContext, page: Page) {
 }
 
 /** Internal `config.sites.resolve`: what other services need of a site, or null. */
-export async function resolveSite(c: ConfigContext, site_id: string) {
+export async function resolveSite(c: ConfigContext, site_id: string): Promise<ResolvedSite | null> {
   if (!isId(site_id)) return null;
   return c.cached(`site.resolve:${site_id}`, async () => {
     const row = await repo.siteSummary(c.db, site_id);

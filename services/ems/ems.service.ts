@@ -6,11 +6,13 @@
  */
 import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import { DailyJobMixin, type DailyJobEnv } from "../../mixins/daily-job.mixin";
+import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DbMixin } from "../../mixins/db.mixin";
+import { PeriodicMixin, type JobCaller, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
-import type { ReadingBatch } from "../pipelines/streams";
-import { resolveMonitors, retentionCutoffs, type Caller, type ResolvedMonitor } from "../cm/config-client";
+import type { Caller } from "../../lib/contract";
+import { resolveMonitors, retentionCutoffs, type MonitorEvent, type ResolvedMonitor } from "../config/contract";
+import type { PipelineStreams } from "../pipelines/contract";
 import { figuresOf, roleTags } from "./figures";
 import { ingestActions } from "./ingest.actions";
 import { energyMetrics, isEnergyMonitor } from "./metrics";
@@ -40,13 +42,12 @@ export type EmsActions = Record<string, ActionSchema<EmsThis>>;
  * The durable group "ems" on the readings stream. A redelivered batch is a no-op (readings are
  * keyed), so any order is safe; a throw leaves the batch to be delivered again.
  */
-const streams: StreamConsumers = {
+const streams: StreamConsumers<EmsThis, PipelineStreams> = {
   readings: {
     group: "ems",
     concurrency: 4,
-    async handler(this: unknown, batch: unknown) {
-      const self = this as EmsMethods & { broker: Caller };
-      await self.storeReadings(self.broker, (batch as ReadingBatch).readings);
+    async handler(batch) {
+      await this.storeReadings(this.broker, batch.readings);
     },
   },
 };
@@ -56,19 +57,20 @@ const streams: StreamConsumers = {
  * and daily rollups stay: every operation reads them, not the readings, so figures and trends
  * over any range answer the same after the readings went.
  */
-async function deleteOldReadings(env: DailyJobEnv, now: number): Promise<{ deleted: number }> {
+async function deleteOldReadings(this: EmsThis, caller: JobCaller, now: number): Promise<{ deleted: number }> {
   let deleted = 0;
-  for (const cutoff of await retentionCutoffs(env.caller, await repo.readingMonitors(env.db), now)) {
-    for (const m of cutoff.monitor_ids) deleted += await repo.deleteReadingsBefore(env.db, m, cutoff.before);
+  for (const cutoff of await retentionCutoffs(caller, await repo.readingMonitors(this.db), now)) {
+    for (const m of cutoff.monitor_ids) deleted += await repo.deleteReadingsBefore(this.db, m, cutoff.before);
   }
-  if (deleted) env.logger.info(`retention: deleted ${deleted} readings`);
+  if (deleted) this.logger.info(`retention: deleted ${deleted} readings`);
   return { deleted };
 }
 
-const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & { streams: StreamConsumers } = {
+const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & { streams: StreamConsumers<EmsThis, PipelineStreams>; jobs: PeriodicJobs<EmsThis> } = {
   name: "ems",
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
-  mixins: [StreamMixin(), DbMixin({ schema: "ems", migrations }), DailyJobMixin("retention", deleteOldReadings)],
+  mixins: [PeriodicMixin(), StreamMixin(), DbMixin({ schema: "ems", migrations })],
+  jobs: { retention: { everyMs: DAILY_CHECK_MS, daily: true, run: deleteOldReadings } },
   streams,
   settings: { openapi: { schemas: EMS_SCHEMAS } },
 
@@ -79,7 +81,7 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
 
   events: {
     "config.monitor.deleted": {
-      async handler(ctx: Context<{ monitor_id: string }>) {
+      async handler(ctx: Context<MonitorEvent>) {
         await repo.forgetMonitor(this.db, ctx.params.monitor_id);
       },
     },

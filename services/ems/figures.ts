@@ -2,7 +2,7 @@
  * Energy figures from per-bucket aggregates of the rollups (repo.aggregate): a monitor's totals
  * over a range and its trend per local bucket. Pure.
  */
-import type { MonitorTagInfo } from "../cm/config-client";
+import type { MonitorTag } from "../config/contract";
 import { kwhToMwh, roleOfUnit, tidy, type MonitorFigures, type TagRole } from "./metrics";
 import type { BucketAggregate } from "./repo";
 
@@ -13,7 +13,7 @@ export interface RoleTag {
 }
 
 /** The monitor's tags that have an energy role (kWh, kW, V, A and their scaled units). */
-export function roleTags(tags: MonitorTagInfo[] | null | undefined): RoleTag[] {
+export function roleTags(tags: MonitorTag[] | null | undefined): RoleTag[] {
   const out: RoleTag[] = [];
   for (const t of tags ?? []) {
     const r = roleOfUnit(t.tag_unit);

@@ -7,14 +7,14 @@
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
-import { PAGE_PARAMS, pageOf } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { listMonitorIds, resolveMonitors, visibleAsset, visibleFunction, visibleMonitor } from "../cm/config-client";
+import { listMonitorIds, resolveMonitors, visibleAsset, visibleFunction, visibleMonitor } from "../config/contract";
 import type { EmsActions } from "./ems.service";
 import { hasData, roleTags, seriesOf, toTrendValue, TREND_METRICS } from "./figures";
 import { MSG } from "./messages";
 import { isEnergyMonitor } from "./metrics";
-import { ENERGY_METRICS_EXAMPLE, MONITOR_ID_FIELD, PAGE_FIELDS, RANGE_FIELDS } from "./openapi";
+import { ENERGY_METRICS_EXAMPLE, MONITOR_ID_FIELD, RANGE_FIELDS } from "./openapi";
 import * as repo from "./repo";
 import { bucketStarts, formatLocal, INTERVALS, nextBucket, parseIsoDate, zoneOf, type Range } from "./time";
 

@@ -55,9 +55,3 @@ export const RANGE_FIELDS: Record<"from" | "to", FieldDoc> = {
   from: { required: true, description: "start of the range, ISO 8601", example: "2026-01-01T00:00:00+05:30" },
   to: { required: true, description: "end of the range (excluded), ISO 8601", example: "2026-02-01T00:00:00+05:30" },
 };
-
-/** The contract's paging of a list. */
-export const PAGE_FIELDS: Record<"limit" | "offset", FieldDoc> = {
-  limit: { description: "most items in the answer, 1 to 1000; the total is in the X-Total-Count header", example: 100 },
-  offset: { description: "items skipped before the first one answered", example: 0 },
-};

@@ -7,16 +7,13 @@
  * offset is a whole number of quarter hours, so local hours, days, weeks and months are always
  * unions of quarter-hour buckets, and a year is 35,040 rows a tag.
  */
+import type { Reading } from "../pipelines/contract";
+
+export type { Reading };
+
 export const QUARTER_MS = 15 * 60_000;
 
 export const quarterOf = (ts: number): number => Math.floor(ts / QUARTER_MS) * QUARTER_MS;
-
-export interface Reading {
-  monitor_id: string;
-  tag_id: string;
-  ts: number;
-  value: number;
-}
 
 export interface Rollup {
   monitor_id: string;

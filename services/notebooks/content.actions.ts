@@ -1,8 +1,9 @@
 /** Not in the spec: a notebook's cells over HTTP, read (or its executed copy) and replaced. */
 import type { Context } from "moleculer";
+import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
-import { text, type Meta, type NotebooksActions } from "./context";
+import { text, type NotebooksActions } from "./context";
 import { fsDetail, notebookOf, type CellInput } from "./files";
 import { MSG } from "./messages";
 import { NOTEBOOK_ID_FIELD } from "./openapi";
@@ -36,7 +37,7 @@ export const contentActions: NotebooksActions = {
       executed: { type: "boolean", convert: true, optional: true },
       $$messages: { insufficient: MSG.invalidId, invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ notebook_id: string; executed?: boolean }, Meta>) {
+    async handler(ctx: Context<{ notebook_id: string; executed?: boolean }, RequestMeta>) {
       const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
       if (!row) throw new DomainError(400, MSG.invalidId);
       const file = ctx.params.executed ? this.files.executed(row.owner, row.notebook_name) : this.files.source(row.owner, row.notebook_name);
@@ -89,7 +90,7 @@ export const contentActions: NotebooksActions = {
       nbformat_minor: { type: "number", integer: true, min: 0, optional: true },
       $$messages: { invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ notebook_id: string; cells: CellInput[]; metadata?: Record<string, unknown> }, Meta>) {
+    async handler(ctx: Context<{ notebook_id: string; cells: CellInput[]; metadata?: Record<string, unknown> }, RequestMeta>) {
       const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
       if (!row) throw new DomainError(400, MSG.notFound);
       try {

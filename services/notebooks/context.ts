@@ -11,8 +11,6 @@ import { MAX_TEXT } from "../../lib/validation";
 import type { NotebookFiles } from "./files";
 import type { RunQueue } from "./queue";
 
-export type Meta = { user: Principal; $responseHeaders?: Record<string, string> };
-
 export interface NotebooksLocals {
   db: DataSource;
   files: NotebookFiles;

@@ -1,14 +1,15 @@
 /** The notebooks themselves: create, delete, rename, fetch, list and count. */
 import type { Context } from "moleculer";
+import type { RequestMeta } from "../../lib/contract";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { PAGE_PARAMS, setTotal } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { idList, text, unique, type Meta, type NotebooksActions } from "./context";
+import { idList, text, unique, type NotebooksActions } from "./context";
 import { fsDetail } from "./files";
 import { DETAIL, MSG } from "./messages";
 import { nameProblem, relativePath, untitledName, withExtension } from "./names";
-import { CREATED_EXAMPLE, NBK_IDS_FIELD, NOTEBOOK_EXAMPLE, NOTEBOOK_ID_FIELD, PAGE_FIELDS } from "./openapi";
+import { CREATED_EXAMPLE, NBK_IDS_FIELD, NOTEBOOK_EXAMPLE, NOTEBOOK_ID_FIELD } from "./openapi";
 import * as repo from "./repo";
 
 /** Unknown query keys on list and count operations (contract: HTTP). */
@@ -27,7 +28,7 @@ export const notebookActions: NotebooksActions = {
       errors: [[400, MSG.createFileError("<detail>")], [400, MSG.ownershipError("<detail>")]],
     },
     params: {},
-    async handler(ctx: Context<unknown, Meta>) {
+    async handler(ctx: Context<unknown, RequestMeta>) {
       const user = ctx.meta.user;
       // Names taken on disk or in the table are skipped; the unique index and the exclusive
       // create decide between two creates racing for the same name.
@@ -83,7 +84,7 @@ export const notebookActions: NotebooksActions = {
       nbk_ids: idList,
       $$messages: { insufficient: MSG.idsRequired, invalid: MSG.idsRequired, unknown: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ nbk_ids: string[] }, Meta>) {
+    async handler(ctx: Context<{ nbk_ids: string[] }, RequestMeta>) {
       const ids = unique(ctx.params.nbk_ids).filter(isId);
       if (ctx.params.nbk_ids.length === 0) throw new DomainError(400, MSG.idsRequired, "nbk_ids");
       let deleted = 0;
@@ -132,7 +133,7 @@ export const notebookActions: NotebooksActions = {
       notebook_name: { type: "string", max: MAX_TEXT, optional: true },
       $$messages: { invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ notebook_id?: string; notebook_name?: string | null }, Meta>) {
+    async handler(ctx: Context<{ notebook_id?: string; notebook_name?: string | null }, RequestMeta>) {
       const { notebook_id, notebook_name } = ctx.params;
       if (!notebook_id) throw new DomainError(400, MSG.idMissing, "notebook_id");
       const row = isId(notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, notebook_id) : undefined;
@@ -177,7 +178,7 @@ export const notebookActions: NotebooksActions = {
       notebook_id: text,
       $$messages: { insufficient: MSG.invalidId, invalid: MSG.invalidId },
     },
-    async handler(ctx: Context<{ notebook_id: string }, Meta>) {
+    async handler(ctx: Context<{ notebook_id: string }, RequestMeta>) {
       const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
       if (!row) throw new DomainError(400, MSG.invalidId);
       return repo.notebookView(row);
@@ -200,7 +201,7 @@ export const notebookActions: NotebooksActions = {
       ...PAGE_PARAMS,
       $$messages: listMessages,
     },
-    async handler(ctx: Context<{ limit?: number; offset?: number }, Meta>) {
+    async handler(ctx: Context<{ limit?: number; offset?: number }, RequestMeta>) {
       const { rows, total } = await repo.listVisible(this.db, ctx.meta.user, ctx.params);
       setTotal(ctx, total);
       const now = Date.now();
@@ -219,7 +220,7 @@ export const notebookActions: NotebooksActions = {
       errors: [[400, MSG.countError("<detail>")], [400, MSG.excessInputs]],
     },
     params: { $$messages: listMessages },
-    async handler(ctx: Context<unknown, Meta>) {
+    async handler(ctx: Context<unknown, RequestMeta>) {
       const { total, scheduled } = await repo.countVisible(this.db, ctx.meta.user);
       return { "Total Notebooks": total, "Not Scheduled": total - scheduled, Scheduled: scheduled };
     },

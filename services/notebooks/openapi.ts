@@ -58,12 +58,6 @@ export const NOTEBOOK_ID_FIELD: FieldDoc = { description: "the notebook's id", e
 /** The `nbk_ids` body field of delete, schedule and unschedule (a body even where the method is GET or DELETE). */
 export const NBK_IDS_FIELD: FieldDoc = { in: "body", description: "ids of the caller's notebooks", example: [NOTEBOOK_ID] };
 
-/** The contract's optional paging of the list. */
-export const PAGE_FIELDS: Record<"limit" | "offset", FieldDoc> = {
-  limit: { description: "most notebooks in the answer; the total is in the X-Total-Count header", example: 50 },
-  offset: { description: "how many to skip, oldest first", example: 0 },
-};
-
 export const NOTEBOOK_EXAMPLE = {
   notebook_id: NOTEBOOK_ID,
   notebook_name: "Bearing vibration.ipynb",

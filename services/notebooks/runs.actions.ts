@@ -1,7 +1,8 @@
 /** Running notebooks now or on a schedule. */
 import type { Context } from "moleculer";
+import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
-import { idList, text, unique, type Meta, type NotebooksActions } from "./context";
+import { idList, text, unique, type NotebooksActions } from "./context";
 import { DETAIL, MSG } from "./messages";
 import { NBK_IDS_FIELD } from "./openapi";
 import * as repo from "./repo";
@@ -43,7 +44,7 @@ export const runActions: NotebooksActions = {
       module: { ...text, optional: true },
       $$messages: { invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ nbkIds?: string[]; module?: string }, Meta>) {
+    async handler(ctx: Context<{ nbkIds?: string[]; module?: string }, RequestMeta>) {
       const ids = unique(ctx.params.nbkIds ?? []);
       if (ids.length === 0) throw new DomainError(400, MSG.runIdsRequired, "nbkIds");
       const module = ctx.params.module?.trim();
@@ -88,7 +89,7 @@ export const runActions: NotebooksActions = {
       time: { ...text, optional: true, nullable: true },
       $$messages: { invalid: requestFailed },
     },
-    async handler(ctx: Context<{ nbk_ids: string[]; until: string; period?: string | null; time?: string | null }, Meta>) {
+    async handler(ctx: Context<{ nbk_ids: string[]; until: string; period?: string | null; time?: string | null }, RequestMeta>) {
       const fail = (detail: string, field?: string) => new DomainError(400, MSG.requestError(detail), field);
       const untilAt = parseUntil(ctx.params.until);
       if (untilAt === undefined) throw fail(DETAIL.badUntil, "until");
@@ -123,7 +124,7 @@ export const runActions: NotebooksActions = {
       nbk_ids: { ...idList, min: 1 },
       $$messages: { invalid: requestFailed },
     },
-    async handler(ctx: Context<{ nbk_ids: string[] }, Meta>) {
+    async handler(ctx: Context<{ nbk_ids: string[] }, RequestMeta>) {
       const ids = unique(ctx.params.nbk_ids);
       await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(500, MSG.requestError(DETAIL.notFound(id))));
       await repo.clearSchedule(this.db, ids, ctx.meta.user.username, Date.now());

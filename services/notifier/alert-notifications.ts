@@ -1,21 +1,28 @@
 /**
- * `notifier.alerts.notify`: what an opened alert asks for. One notification per user in
- * `notifyTo.users` and per medium set true, each keyed `alert:<alert_id>:<user>:<medium>`, so the
- * alerting outbox handing the same alert over again (after a crash, a timeout) sends nothing twice.
- * Email goes to the username (an email address), SMS and WhatsApp to country_code + mobile_number.
+ * What an opened alert asks for: one notification per user in `notifyTo.users` and per medium set
+ * true, each keyed `alert:<alert_id>:<user>:<medium>`, so the same alert handed over again (the
+ * alerts stream redelivering after a crash or a timeout, a tool calling the action) sends nothing
+ * twice. Email goes to the username (an email address), SMS and WhatsApp to country_code +
+ * mobile_number. Alerts arrive on the alerts stream (ALERTS_STREAM, the durable group "notifier");
+ * `notifier.alerts.notify` does the same for tools and tests.
  */
-import type { Context } from "moleculer";
+import type { Context, ServiceBroker } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { AlertOpened } from "../alerting/evaluation";
-import type { UserContact } from "../auth/users";
+import { STREAMS, type AlertingStreams, type AlertOpened } from "../alerting/contract";
+import { authClient, type UserContact } from "../auth/contract";
 import { inScope, scopeOf, type Principal } from "../../lib/access";
+import type { Caller } from "../../lib/contract";
 import { countDomain } from "../../lib/metrics";
-import { MAX_TEXT } from "../../lib/validation";
+import { compileParams, MAX_TEXT } from "../../lib/validation";
+import type { StreamConsumers } from "../../mixins/stream.mixin";
 import type { Medium, SendResult } from "./delivery";
 import { claimDue, recordAttempt, recordNotification } from "./notifications.repo";
 import { phoneNumber } from "./twilio";
 
-interface NotifierThis {
+/** What the alert path needs of the notifier service (its `this`). */
+export interface NotifierThis {
+  broker: ServiceBroker;
+  logger: ServiceBroker["logger"];
   db: DataSource;
   deliverDue(id?: string): Promise<void>;
   track(task: Promise<void>): void;
@@ -61,81 +68,114 @@ const contactScope = (c: UserContact): Principal => ({ username: c.username, use
 
 const anyText = { type: "string", max: 2000 } as const;
 
-export const alertsNotify = {
-  visibility: "public" as const,
-  params: {
-    alert_id: { type: "string", max: MAX_TEXT },
-    watcher_id: anyText,
-    watcher_name: anyText,
-    trigger_id: anyText,
-    trigger_name: anyText,
-    severity: anyText,
-    start_time: anyText,
-    start_ts: "number",
-    site: anyText,
-    plant: anyText,
-    // Optional: notices queued before alerts carried their place have none (and are delivered as then).
-    site_id: { ...anyText, optional: true },
-    plant_id: { ...anyText, optional: true },
-    function: anyText,
-    asset: anyText,
-    monitor: anyText,
-    tag: anyText,
-    value: { type: "number", nullable: true },
-    threshold: { type: "number", nullable: true },
-    comparison: anyText,
-    unit: anyText,
-    conditions: { type: "array", max: 100, items: "object" },
-    notifyTo: {
-      type: "object",
-      props: { email: "boolean", sms: "boolean", whatsapp: "boolean", users: { type: "array", max: 200, items: { type: "string", max: 320 } } },
-    },
-  },
-  async handler(this: NotifierThis, ctx: Context<AlertOpened>): Promise<SendResult[]> {
-    const a = ctx.params;
-    const media = MEDIA.filter((m) => a.notifyTo[m]);
-    // auth down is an error here, so the alerting outbox tries again; an unknown user is a null.
-    const contacts = await Promise.all(
-      a.notifyTo.users.map((username) => ctx.call("auth.users.resolve", { username }) as Promise<UserContact | null>),
-    );
-    const results: SendResult[] = [];
-    for (const [i, username] of a.notifyTo.users.entries()) {
-      const found = contacts[i] ?? null;
-      // A watcher may name anyone; another tenant's user must not read this plant's alert.
-      const outside = found !== null && a.site_id !== undefined && !inScope(scopeOf(contactScope(found)), { site_id: a.site_id, plant_id: a.plant_id ?? null });
-      const contact = outside ? null : found;
-      for (const medium of media) {
-        const recipient = !contact ? "" : medium === "email" ? contact.username : phoneNumber(contact.country_code, contact.mobile_number);
-        const { row, created } = await recordNotification(
-          this.db,
-          {
-            medium,
-            recipient,
-            subject: medium === "email" ? alertSubject(a) : null,
-            body: medium === "email" ? alertText(a) : alertShortText(a),
-            idempotency_key: `alert:${a.alert_id}:${username.toLowerCase()}:${medium}`,
-            sensitive: false,
-          },
-          Date.now(),
-        );
-        // Recorded, not dropped: nobody by that name to deliver to. Claimed first, so no sweep tries it meanwhile.
-        const [claimed] = created && !contact ? await claimDue(this.db, Date.now(), { id: row.notification_id, limit: 1 }) : [];
-        if (claimed) {
-          await recordAttempt(this.db, claimed, 1, Date.now(), {
-            outcome: "permanent",
-            status: "failed",
-            nextAttemptAt: null,
-            error: outside ? `user ${username} is outside the alert's site or plant` : `unknown user ${username}`,
-            redact: false,
-          });
-          countDomain(ctx.broker, "notifications.failed", { medium });
-          results.push({ notification_id: row.notification_id, status: "failed" });
-          continue;
-        }
-        if (created) this.track(this.deliverDue(row.notification_id));
-        results.push({ notification_id: row.notification_id, status: row.status });
-      }
-    }
-    return results;
+/** An opened alert as the notifier takes it, by action or from the stream. */
+const ALERT_PARAMS = {
+  alert_id: { type: "string", max: MAX_TEXT },
+  watcher_id: anyText,
+  watcher_name: anyText,
+  trigger_id: anyText,
+  trigger_name: anyText,
+  severity: anyText,
+  start_time: anyText,
+  start_ts: "number",
+  site: anyText,
+  plant: anyText,
+  // Optional: notices queued before alerts carried their place have none (and are delivered as then).
+  site_id: { ...anyText, optional: true },
+  plant_id: { ...anyText, optional: true },
+  function: anyText,
+  asset: anyText,
+  monitor: anyText,
+  tag: anyText,
+  value: { type: "number", nullable: true },
+  threshold: { type: "number", nullable: true },
+  comparison: anyText,
+  unit: anyText,
+  conditions: { type: "array", max: 100, items: "object" },
+  notifyTo: {
+    type: "object",
+    props: { email: "boolean", sms: "boolean", whatsapp: "boolean", users: { type: "array", max: 200, items: { type: "string", max: 320 } } },
   },
 };
+/** The stream's messages skip the action's params check: the same check, so a malformed one is dead-lettered, not recorded. */
+const checkAlert = compileParams(ALERT_PARAMS);
+
+export const alertsNotify = {
+  visibility: "public" as const,
+  params: ALERT_PARAMS,
+  handler(this: NotifierThis, ctx: Context<AlertOpened>): Promise<SendResult[]> {
+    return notifyAlert(this, ctx, ctx.params);
+  },
+};
+
+/**
+ * The alerts stream, read by the durable group "notifier": every replica shares it, so each
+ * opened alert is handled by one of them, and alerts opened while no notifier ran wait in the
+ * stream. A throw (auth not answering) gets the message delivered again later, as often as it
+ * takes: a notice is never given up on (a missed alert is a broken machine), only retried with
+ * back-off capped at 30 s, its watcher's later notices waiting behind it.
+ */
+export const ALERTS_STREAM: StreamConsumers<NotifierThis, AlertingStreams> = {
+  [STREAMS.alerts]: {
+    group: "notifier",
+    concurrency: 4,
+    maxDeliveries: Infinity,
+    async handler(alert) {
+      // Typed by alerting's contract, checked like the action's params all the same (another version may have sent it).
+      const finding = checkAlert(alert);
+      if (finding !== true) {
+        // No retry can make it an alert, and it would hold back every later notice of its watcher.
+        this.logger.error(`alerts stream: dropped a message that is not an opened alert (${finding.field}): ${JSON.stringify(alert).slice(0, 500)}`);
+        return;
+      }
+      await notifyAlert(this, this.broker, alert);
+    },
+  },
+};
+
+async function notifyAlert(self: NotifierThis, caller: Caller, a: AlertOpened): Promise<SendResult[]> {
+  const media = MEDIA.filter((m) => a.notifyTo[m]);
+  // auth down is an error here, so the alert is handed over again; an unknown user is a null.
+  const contacts = await Promise.all(
+    a.notifyTo.users.map((username) => authClient.call(caller, "users.resolve", { username })),
+  );
+  const results: SendResult[] = [];
+  for (const [i, username] of a.notifyTo.users.entries()) {
+    const found = contacts[i] ?? null;
+    // A watcher may name anyone; another tenant's user must not read this plant's alert.
+    const outside = found !== null && a.site_id !== undefined && !inScope(scopeOf(contactScope(found)), { site_id: a.site_id, plant_id: a.plant_id ?? null });
+    const contact = outside ? null : found;
+    for (const medium of media) {
+      const recipient = !contact ? "" : medium === "email" ? contact.username : phoneNumber(contact.country_code, contact.mobile_number);
+      const { row, created } = await recordNotification(
+        self.db,
+        {
+          medium,
+          recipient,
+          subject: medium === "email" ? alertSubject(a) : null,
+          body: medium === "email" ? alertText(a) : alertShortText(a),
+          idempotency_key: `alert:${a.alert_id}:${username.toLowerCase()}:${medium}`,
+          sensitive: false,
+        },
+        Date.now(),
+      );
+      // Recorded, not dropped: nobody by that name to deliver to. Claimed first, so no sweep tries it meanwhile.
+      const [claimed] = created && !contact ? await claimDue(self.db, Date.now(), { id: row.notification_id, limit: 1 }) : [];
+      if (claimed) {
+        await recordAttempt(self.db, claimed, 1, Date.now(), {
+          outcome: "permanent",
+          status: "failed",
+          nextAttemptAt: null,
+          error: outside ? `user ${username} is outside the alert's site or plant` : `unknown user ${username}`,
+          redact: false,
+        });
+        countDomain(self.broker, "notifications.failed", { medium });
+        results.push({ notification_id: row.notification_id, status: "failed" });
+        continue;
+      }
+      if (created) self.track(self.deliverDue(row.notification_id));
+      results.push({ notification_id: row.notification_id, status: row.status });
+    }
+  }
+  return results;
+}

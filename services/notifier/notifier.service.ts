@@ -2,6 +2,7 @@
  * notifier: every notification the service sends, recorded with its delivery status and
  * attempts. A send records the notification and returns; delivery starts at once, and a
  * transient failure is retried with exponential back-off by whichever replica claims it next.
+ * Opened alerts arrive on alerting's alerts stream (alert-notifications.ts).
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
@@ -11,6 +12,8 @@ import { countDomain } from "../../lib/metrics";
 import { MAX_TEXT } from "../../lib/validation";
 import { settledWithin } from "../../lib/wait";
 import { DbMixin } from "../../mixins/db.mixin";
+import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
+import type { AlertingStreams } from "../alerting/contract";
 import {
   afterAttempt,
   LISTED_STATUSES,
@@ -18,7 +21,6 @@ import {
   retryRefusal,
   skipped,
   type Channel,
-  type ListedStatus,
   type Medium,
   type NotificationRow,
   type RetryState,
@@ -26,43 +28,11 @@ import {
 } from "./delivery";
 import { emailChannel } from "./email";
 import { migrations } from "./migrations";
-import { alertsNotify } from "./alert-notifications";
+import { ALERTS_STREAM, alertsNotify, type NotifierThis } from "./alert-notifications";
 import { twilioChannel } from "./twilio";
 import { MSG } from "./messages";
 import { claimDue, listNotifications, recordAttempt, recordNotification, requeue, retryStates, type NotificationView } from "./notifications.repo";
-
-export type { SendResult } from "./delivery";
-export type { NotificationView } from "./notifications.repo";
-
-/** Params of `notifier.email.send`. */
-export interface EmailSendParams {
-  to: string;
-  subject: string;
-  text: string;
-  /** The same key twice is one notification: a caller's retry never sends a second email. */
-  idempotency_key?: string;
-  /** The body holds a secret (OTP, password): it is redacted once the notification is final. */
-  sensitive?: boolean;
-}
-
-/** Params of `notifier.notifications.list`. */
-export interface NotificationsListParams {
-  status?: ListedStatus;
-  medium?: Medium;
-  alert_id?: string;
-  limit: number;
-}
-
-/** Params of `notifier.notifications.retry`: the given notifications, or else the oldest failed ones. */
-export interface NotificationsRetryParams {
-  notification_ids?: string[];
-}
-
-/** What `notifier.notifications.retry` answers: how many were queued again, and each as it stands after its attempt. */
-export interface RetryResult {
-  retried: number;
-  notifications: NotificationView[];
-}
+import type { EmailSendParams, NotificationsListParams, NotificationsRetryParams, RetryResult } from "./contract";
 
 /** The most notifications one retry queues again; an operator asks again for more. */
 const RETRY_BATCH = 100;
@@ -99,9 +69,11 @@ interface NotifierMethods {
   track(task: Promise<void>): void;
 }
 
-const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, NotifierLocals> = {
+const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, NotifierLocals> & { streams: StreamConsumers<NotifierThis, AlertingStreams> } = {
   name: "notifier",
-  mixins: [DbMixin({ schema: "notifier", migrations })],
+  // The stream mixin first: the database opens before the consumer starts and closes after it stops.
+  mixins: [StreamMixin(), DbMixin({ schema: "notifier", migrations })],
+  streams: ALERTS_STREAM,
 
   actions: {
     /** Internal: records an email and starts its delivery. Answers `{notification_id, status}`. */
@@ -145,7 +117,8 @@ const NotifierService: ServiceSchema<ServiceSettingSchema, NotifierMethods, Noti
         alert_id: { type: "uuid", optional: true },
         limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 50 },
       },
-      handler(ctx: Context<NotificationsListParams>): Promise<NotificationView[]> {
+      // The params' default fills `limit`.
+      handler(ctx: Context<NotificationsListParams & { limit: number }>): Promise<NotificationView[]> {
         const p = ctx.params;
         return listNotifications(this.db, Date.now(), { ...p, alert_id: p.alert_id?.toLowerCase() });
       },

@@ -5,10 +5,11 @@
  */
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { Principal } from "../../lib/access";
+import type { LocalCache } from "../../lib/cache";
+import type { RequestMeta } from "../../lib/contract";
 import type { StreamClient } from "../../mixins/stream.mixin";
+import type { PipelineStreams } from "./contract";
 import type { Partitions } from "./partitions";
-import type { TtlCache } from "./ttl-cache";
 
 export interface KeyedPipeline {
   pipeline_id: string;
@@ -18,37 +19,28 @@ export interface KeyedPipeline {
 
 export interface PipelinesEnv {
   db: DataSource;
-  streams: StreamClient;
+  streams: StreamClient<PipelineStreams>;
   partitions: Partitions;
   /** sha256(ingest key) in hex → its pipeline. */
-  keys: TtlCache<KeyedPipeline | null>;
+  keys: LocalCache<KeyedPipeline | null>;
   /** pipeline_id → monitor_id → tag ids it may send. */
-  mappings: TtlCache<Map<string, Set<string>>>;
+  mappings: LocalCache<Map<string, Set<string>>>;
   /** site_id → retention in days. */
-  retention: TtlCache<number>;
+  retention: LocalCache<number>;
   logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
 }
 
-export interface PipelineMeta {
-  user: Principal;
-  ingestKey?: string;
-  $responseHeaders?: Record<string, string>;
-}
-
-export type Ctx<P = unknown> = Context<P, PipelineMeta>;
+export type Ctx<P = unknown> = Context<P, RequestMeta>;
 
 /** What the service keeps (the mixins bring `db` and `streams`). */
 export interface PipelinesLocals {
   db: DataSource;
-  streams: StreamClient;
+  streams: StreamClient<PipelineStreams>;
   env: PipelinesEnv;
-  timers: NodeJS.Timeout[];
 }
 
-export interface PipelinesMethods {
-  /** A periodic job that logs its failures instead of dying, stopped with the service. */
-  every(ms: number, name: string, work: () => Promise<unknown>): void;
-}
+/** The service has no methods of its own: its periodic jobs are declared under `jobs` (mixins/periodic.mixin.ts). */
+export type PipelinesMethods = Record<never, never>;
 
 /** `this` in the service's handlers, wherever they are written. */
 export type PipelinesThis = Service<ServiceSettingSchema> & PipelinesLocals & PipelinesMethods;

@@ -3,12 +3,14 @@
  * operation's story: permission, input rules, scope, the write, and the events that tell config
  * which monitors a pipeline feeds. Lists, counts and actions over many are in fleet.ts.
  */
-import { inScope, mayWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
+import { inScope, requireWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
+import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
-import { badRequest, DomainError, forbidden, notFound } from "../../lib/errors";
+import { badRequest, DomainError, notFound } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { resolveFunction, resolveMonitors, resolvePlant } from "./config-client";
+import { resolveFunction, resolveMonitors, resolvePlant } from "../config/contract";
 import type { Ctx, PipelinesEnv } from "./context";
+import { pipelinesEvents } from "./contract";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import {
@@ -20,10 +22,8 @@ import {
   registrationIsValid,
   slaveIds,
   type PipelineKind,
-  type ResolvedMonitor,
 } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
-import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "./streams";
 
 /** The spec's texts differ by kind: "Pipeline" for third-party, "Gateway" for edge-server. */
 const TEXTS = {
@@ -63,10 +63,6 @@ export async function guarded<T>(env: PipelinesEnv, fault: { status: number; mes
     env.logger.error(`${fault.message}:`, err);
     throw new DomainError(fault.status, fault.message);
   }
-}
-
-export function requireWrite(user: Principal): void {
-  if (!mayWrite(user, "pipeline")) throw forbidden(MSG.unauthorizedOperation);
 }
 
 export const scopeIds = (scope: Scope): repo.ScopeIds =>
@@ -137,21 +133,19 @@ async function checkRegistration(ctx: Ctx, place: Place, functionEnabled: boolea
 function announce(ctx: Ctx, p: repo.PipelineWrite, before: string[], after: Map<string, string | null>): void {
   for (const monitor_id of before) {
     if (!after.has(monitor_id)) {
-      const event: MonitorUnregisteredEvent = { monitor_id, pipeline_id: p.pipeline_id };
-      void ctx.emit("pipelines.monitor.unregistered", event);
+      void pipelinesEvents.emit(ctx, "pipelines.monitor.unregistered", { monitor_id, pipeline_id: p.pipeline_id });
     }
   }
   for (const [monitor_id, slave] of after) {
     const n = slave === null ? NaN : Number(slave);
-    const event: MonitorRegisteredEvent = {
+    void pipelinesEvents.emit(ctx, "pipelines.monitor.registered", {
       monitor_id,
       pipeline_id: p.pipeline_id,
       data_source: p.data_source,
       data_source_subtype: p.data_source_subtype,
       slave_id: Number.isInteger(n) ? n : null,
       data_type: p.data_type,
-    };
-    void ctx.emit("pipelines.monitor.registered", event);
+    });
   }
 }
 
@@ -161,8 +155,8 @@ function announce(ctx: Ctx, p: repo.PipelineWrite, before: string[], after: Map<
  * filter, alerting) do not see a changed or deleted pipeline as it was.
  */
 async function changed(ctx: Ctx, pipeline_id: string): Promise<void> {
-  await ctx.broker.cacher?.clean("pipelines.resolve:**");
-  void ctx.broadcast("pipelines.changed", { pipeline_id }, ["pipelines"]);
+  await new SharedCache(ctx.broker).clean("pipelines.resolve:**");
+  void pipelinesEvents.broadcast(ctx, "pipelines.changed", { pipeline_id }, "pipelines");
 }
 
 export interface PipelineInput extends PlaceInput {
@@ -211,7 +205,7 @@ async function save(env: PipelinesEnv, write: repo.PipelineWrite, slaves: Map<st
 
 /** Ops 46 and 50. The ingest key is answered here once; only its hash is kept. */
 export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>, kind: PipelineKind) {
-  requireWrite(ctx.meta.user);
+  requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
   return guarded(env, TEXTS[kind].createFault, async () => {
     const p = ctx.params as PipelineInput & { pipeline_name: string; data_type: string; data_source: string; data_source_subtype: string };
     checkBody(kind, p);
@@ -247,7 +241,7 @@ export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
 
 /** Ops 48 and 52: what the body leaves out stays as it was; settings and tags are checked as on create. */
 export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>, kind: PipelineKind) {
-  requireWrite(ctx.meta.user);
+  requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
   const p = ctx.params;
   const texts = TEXTS[kind];
   const current = await visiblePipeline(env, ctx.meta.user, kind, p.pipeline_id ?? "", texts.invalidId);
@@ -292,7 +286,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
 
 /** Ops 47 and 51. The pipeline's readings stay until the site's retention takes them. */
 export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>, kind: PipelineKind) {
-  requireWrite(ctx.meta.user);
+  requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
   const texts = TEXTS[kind];
   const current = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
   return guarded(env, texts.deleteFault, async () => {
@@ -332,4 +326,3 @@ export async function getPipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: str
   return guarded(env, texts.fetchFault, async () => fetchView(row, config().latestGatewayFirmware));
 }
 
-export type { ResolvedMonitor };

@@ -1,8 +1,9 @@
 /** Pipelines of all kinds: a plant's or a function's list and count, and start/stop actions for their gateways. */
+import { PAGE_FIELDS } from "../../lib/paging";
 import type { Ctx, PipelinesActions } from "./context";
 import * as fleet from "./fleet";
 import { MSG } from "./messages";
-import { EXAMPLE, FILTER_FIELDS, PAGE_FIELDS } from "./openapi";
+import { EXAMPLE, FILTER_FIELDS } from "./openapi";
 import { PIPELINE_STATUSES, type ActionName } from "./rules";
 import { countParams, listParams, text } from "./schemas";
 

@@ -2,14 +2,14 @@
  * Pipelines of all kinds (ops 54-56): the list and count of a plant's or a function's pipelines,
  * within the caller's scope, and the start and stop actions queued for their gateways.
  */
-import { scopeOf } from "../../lib/access";
+import { requireWrite, scopeOf } from "../../lib/access";
 import { config } from "../../lib/config";
 import { badRequest } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
-import { resolveFunction, resolvePlant } from "./config-client";
+import { resolveFunction, resolvePlant } from "../config/contract";
 import type { Ctx, PipelinesEnv } from "./context";
-import { guarded, requireWrite, scopeIds, visiblePipeline } from "./crud";
+import { guarded, scopeIds, visiblePipeline } from "./crud";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import { listItemView, statusesFor, statusWhileQueued, type ActionName, type PipelineRow } from "./rules";
@@ -69,7 +69,7 @@ export async function countPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
 
 /** Op 56: one action per named pipeline, all or none; the gateways pick them up from the ingestion API. */
 export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: ActionName }>) {
-  requireWrite(ctx.meta.user);
+  requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
   const raw = ctx.params.pipeline_id ?? ctx.params.id;
   if (raw === undefined) throw badRequest(MSG.insufficientInputs);
   const ids = [...new Set(Array.isArray(raw) ? raw : [raw])];

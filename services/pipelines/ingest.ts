@@ -8,13 +8,13 @@
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { countDomain } from "../../lib/metrics";
-import { resolveMonitors, resolveSite } from "./config-client";
+import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/contract";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { MSG } from "./messages";
 import * as repo from "./repo";
-import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type AcceptedReading, type Component } from "./rules";
-import { DAY_MS, daysOf, DEFAULT_RETENTION_DAYS, isNoPartition } from "./storage";
-import { STREAMS, type ReadingBatch, type WaveformMessage } from "./streams";
+import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type Component } from "./rules";
+import { STREAMS, type Reading, type ReadingBatch, type WaveformMessage } from "./contract";
+import { DAY_MS, daysOf, isNoPartition } from "./storage";
 
 /** How many of a batch's readings `latest_event` shows. */
 const LATEST_EVENTS = 5;
@@ -72,7 +72,7 @@ export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>)
 }
 
 /** The batch, the pipeline's counters and the stream message, in one transaction. */
-async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: AcceptedReading[]): Promise<void> {
+async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: Reading[]): Promise<void> {
   const batch: ReadingBatch = { batch_id: newId(), pipeline_id: pipeline.pipeline_id, site_id: pipeline.site_id, plant_id: pipeline.plant_id, readings };
   const days = daysOf(readings);
   await env.partitions.ensure(env.db, days);

@@ -1,7 +1,12 @@
-/** Actions for other services and operators, not routed: what config and alerting ask, and the periodic jobs run now. */
+/**
+ * Actions for other services and operators, not routed: what config and alerting ask, and the
+ * action sweep run now (`retention.run` comes with the daily job: pipelines.service.ts).
+ */
 import type { Context } from "moleculer";
+import type { ParamsOf, ReplyOf } from "../../lib/contract";
 import type { PipelinesActions } from "./context";
-import { runRetention, sweepOverdueActions } from "./jobs";
+import type { PipelinesContract } from "./contract";
+import { sweepOverdueActions } from "./jobs";
 import * as repo from "./repo";
 import { text } from "./schemas";
 
@@ -10,7 +15,7 @@ export const internalActions: PipelinesActions = {
   countForPlant: {
     visibility: "public",
     params: { plant_id: text },
-    handler(ctx: Context<{ plant_id: string }>) {
+    handler(ctx: Context<ParamsOf<PipelinesContract, "countForPlant">>): Promise<ReplyOf<PipelinesContract, "countForPlant">> {
       return repo.plantActivity(this.db, ctx.params.plant_id.toLowerCase()).catch(() => ({ pipelines: 0, events: 0 }));
     },
   },
@@ -20,7 +25,7 @@ export const internalActions: PipelinesActions = {
     visibility: "public",
     cache: { keys: ["pipeline_id"], ttl: 30 },
     params: { pipeline_id: text },
-    handler(ctx: Context<{ pipeline_id: string }>) {
+    handler(ctx: Context<ParamsOf<PipelinesContract, "resolve">>): Promise<ReplyOf<PipelinesContract, "resolve">> {
       return repo.resolvePipeline(this.db, ctx.params.pipeline_id);
     },
   },
@@ -31,15 +36,6 @@ export const internalActions: PipelinesActions = {
     params: { monitor_id: text },
     handler(ctx: Context<{ monitor_id: string }>) {
       return repo.registrationOf(this.db, ctx.params.monitor_id).catch(() => null);
-    },
-  },
-
-  /** Runs the retention job now (operators, tests); `force: false` runs it only when a day has passed since the last run. */
-  "retention.run": {
-    visibility: "public",
-    params: { force: { type: "boolean", optional: true, default: true } },
-    handler(ctx: Context<{ force: boolean }>) {
-      return runRetention(this.env, ctx, ctx.params.force);
     },
   },
 

@@ -3,14 +3,14 @@
  * - the action timeout sweep (a status-guarded UPDATE: each overdue action fails once);
  * - partitions made ahead for the coming days;
  * - the daily retention run, claimed through lib/daily-job, so one replica runs it once a day.
+ * The service declares them as periodic jobs (mixins/periodic.mixin.ts).
  */
-import type { Context } from "moleculer";
 import { config } from "../../lib/config";
-import { runDaily } from "../../lib/daily-job";
-import { resolveSite } from "./config-client";
+import type { JobCaller } from "../../mixins/periodic.mixin";
+import { DEFAULT_RETENTION_DAYS, resolveSite } from "../config/contract";
 import type { PipelinesEnv } from "./context";
 import * as repo from "./repo";
-import { DAY_MS, daysAround, DEFAULT_RETENTION_DAYS, retentionPlan } from "./storage";
+import { DAY_MS, daysAround, retentionPlan } from "./storage";
 
 export async function sweepOverdueActions(env: PipelinesEnv): Promise<string[]> {
   const failed = await repo.failOverdueActions(env.db, config().pipelineActionTimeoutMs, Date.now());
@@ -24,22 +24,19 @@ export async function makePartitionsAhead(env: PipelinesEnv): Promise<void> {
 }
 
 export interface RetentionReport {
-  ran: boolean;
   dropped: string[];
   deleted: number;
 }
 
-/**
- * Deletes readings (and waveforms) older than their site's retention period, once a day on one
- * replica (lib/daily-job). `force` runs it even when it ran less than a day ago (tests, operators).
- */
-export async function runRetention(env: PipelinesEnv, ctx: Pick<Context, "call">, force = false): Promise<RetentionReport> {
-  const report = await runDaily(env.db, { service: "pipelines", job: "retention" }, force, (now) => deleteExpired(env, ctx, now));
-  return report ?? { ran: false, dropped: [], deleted: 0 };
-}
+/** What `retention.run` answers besides `ran: false` when another run has today's claim. */
+export const NO_RETENTION: RetentionReport = { dropped: [], deleted: 0 };
 
-/** The work runs outside the claim, so a DROP's lock on `readings` is held only for itself. */
-async function deleteExpired(env: PipelinesEnv, ctx: Pick<Context, "call">, now: number): Promise<RetentionReport> {
+/**
+ * Deletes readings (and waveforms) older than their site's retention period: the daily job, run
+ * once a day on one replica. It runs outside the claim, so a DROP's lock on `readings` is held
+ * only for itself.
+ */
+export async function runRetention(env: PipelinesEnv, ctx: JobCaller, now: number): Promise<RetentionReport> {
   const siteIds = await repo.retentionSiteIds(env.db);
   const sites = await Promise.all(
     siteIds.map(async (site_id) => {
@@ -59,5 +56,5 @@ async function deleteExpired(env: PipelinesEnv, ctx: Pick<Context, "call">, now:
   for (const { site_id, before } of plan.deleteBefore) deleted += await repo.deleteReadingsBefore(env.db, site_id, before);
   for (const { site_id, retention_days } of sites) await repo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
   if (plan.drop.length || deleted) env.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
-  return { ran: true, dropped: plan.drop, deleted };
+  return { dropped: plan.drop, deleted };
 }

@@ -198,10 +198,5 @@ export const FILTER_FIELDS: Record<string, FieldDoc> = {
   function_id: { description: "a function's pipelines", example: EXAMPLE.function_id },
 };
 
-export const PAGE_FIELDS: Record<"limit" | "offset", FieldDoc> = {
-  limit: { description: "at most this many (1..1000); the total is in the X-Total-Count header", example: 50 },
-  offset: { description: "how many to skip", example: 0 },
-};
-
 /** The ingestion routes' path id: the pipeline the bearer key belongs to. */
 export const INGEST_ID: FieldDoc = { description: "the pipeline whose ingest key is the bearer token", example: EXAMPLE.pipeline_id };

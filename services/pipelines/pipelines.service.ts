@@ -2,39 +2,67 @@
  * pipelines: gateways and third-party integrations (spec ops 46-57), their actions, and the
  * ingestion API through which readings, waveforms and heartbeats enter the system (contract:
  * Pipelines and data ingestion). Publishes the `readings` and `waveforms` durable streams and
- * emits `pipelines.monitor.registered|unregistered` (types in ./streams.ts).
+ * emits `pipelines.monitor.registered|unregistered` (their types: contract.ts).
  *
  * Each module of actions carries its operations' routes, params and docs beside the handlers;
  * the handlers call the domain (crud.ts, fleet.ts, ingest.ts, sql-connect.ts), whose SQL is in repo.ts.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { LocalCache } from "../../lib/cache";
 import { config } from "../../lib/config";
+import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DbMixin } from "../../mixins/db.mixin";
+import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
-import type { KeyedPipeline, PipelinesLocals, PipelinesMethods } from "./context";
+import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
+import { pipelinesEvents, type PipelinesChanged } from "./contract";
 import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
 import { ingestActions } from "./ingest.actions";
 import { internalActions } from "./internal.actions";
-import { makePartitionsAhead, runRetention, sweepOverdueActions } from "./jobs";
+import { makePartitionsAhead, NO_RETENTION, runRetention, sweepOverdueActions } from "./jobs";
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
 import { sqlConnectActions } from "./sql-connect.actions";
 import { thirdPartyActions } from "./thirdparty.actions";
-import { TtlCache } from "./ttl-cache";
 
 const HOUR_MS = 3600 * 1000;
 
 /** Every replica forgets what it cached of pipelines, mappings and retention. */
 function forgetAll(ctx: Context): void {
-  void ctx.broadcast("pipelines.changed", {}, ["pipelines"]);
+  void pipelinesEvents.broadcast(ctx, "pipelines.changed", {}, "pipelines");
 }
 
-const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> = {
+/** Safe with any number of replicas (jobs.ts). */
+const jobs: PeriodicJobs<PipelinesThis> = {
+  actionTimeoutSweep: {
+    everyMs: () => Math.min(5000, Math.max(100, Math.floor(config().pipelineActionTimeoutMs / 4))),
+    run() {
+      return sweepOverdueActions(this.env);
+    },
+  },
+  partitionsAhead: {
+    everyMs: HOUR_MS,
+    run() {
+      return makePartitionsAhead(this.env);
+    },
+  },
+  retention: {
+    everyMs: DAILY_CHECK_MS,
+    daily: true,
+    idle: NO_RETENTION,
+    run(caller, now) {
+      return runRetention(this.env, caller, now);
+    },
+  },
+};
+
+const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> & { jobs: PeriodicJobs<PipelinesThis> } = {
   name: "pipelines",
-  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "pipelines", migrations, poolSize: 16 })],
+  mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "pipelines", migrations, poolSize: 16 })],
   settings: { openapi: { schemas: PIPELINES_SCHEMAS } },
+  jobs,
 
   actions: {
     ...thirdPartyActions, // third-party pipelines
@@ -48,15 +76,15 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
   events: {
     /** Broadcast to every replica when a pipeline changes: what they cached of it is stale. */
     "pipelines.changed": {
-      handler(ctx: Context<{ pipeline_id?: string }>) {
+      handler(ctx: Context<PipelinesChanged>) {
         const pipeline_id = ctx.params.pipeline_id;
         if (!pipeline_id) {
           this.env.mappings.clear();
           this.env.retention.clear();
           return;
         }
-        this.env.mappings.delete(pipeline_id);
-        this.env.keys.deleteWhere((p: KeyedPipeline | null) => p?.pipeline_id === pipeline_id);
+        this.env.mappings.forget(pipeline_id);
+        this.env.keys.forgetWhere((p: KeyedPipeline | null) => p?.pipeline_id === pipeline_id);
       },
     },
     /** A monitor's tags or a site's retention changed in config: every replica forgets its mappings. */
@@ -68,41 +96,18 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     },
   },
 
-  methods: {
-    every(ms: number, name: string, work: () => Promise<unknown>) {
-      const timer = setInterval(() => {
-        work().catch((err: unknown) => this.logger.warn(`${name} failed:`, err));
-      }, ms);
-      timer.unref();
-      this.timers.push(timer);
-    },
-  },
-
-  created() {
-    this.timers = [];
-  },
-
   async started() {
     this.env = {
       db: this.db,
       streams: this.streams,
       partitions: new Partitions(),
-      keys: new TtlCache(10000),
-      mappings: new TtlCache(5000),
-      retention: new TtlCache(60000),
+      // What every ingest request needs: a lookup per request would cost more than the insert.
+      keys: new LocalCache({ ttlMs: 10000 }),
+      mappings: new LocalCache({ ttlMs: 5000 }),
+      retention: new LocalCache({ ttlMs: 60000 }),
       logger: this.logger,
     };
     await makePartitionsAhead(this.env);
-    const timeout = config().pipelineActionTimeoutMs;
-    this.every(Math.min(5000, Math.max(100, Math.floor(timeout / 4))), "action timeout sweep", () => sweepOverdueActions(this.env));
-    this.every(HOUR_MS, "partitions ahead", () => makePartitionsAhead(this.env));
-    // Checked hourly; the job itself runs once a day, on one replica (jobs.ts).
-    this.every(HOUR_MS, "retention", () => runRetention(this.env, this.broker, false));
-  },
-
-  stopped() {
-    for (const t of this.timers) clearInterval(t);
-    this.timers = [];
   },
 };
 

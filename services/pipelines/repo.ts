@@ -5,9 +5,9 @@
  */
 import type { DataSource, EntityManager } from "typeorm";
 import { isUniqueViolation } from "../../lib/errors";
-import type { AcceptedReading, ActionName, ActionRow, Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
+import type { ActionName, ActionRow, Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
 import { DAY_MS, dayStart } from "./storage";
-import type { WaveformMessage } from "./streams";
+import type { Reading, ResolvedPipeline, WaveformMessage } from "./contract";
 
 type Db = DataSource | EntityManager;
 
@@ -319,7 +319,7 @@ export async function plantActivity(db: Db, plant_id: string): Promise<{ pipelin
 }
 
 /** `pipelines.resolve` (internal): what other services need to name and place a gateway. */
-export async function resolvePipeline(db: Db, pipeline_id: string) {
+export async function resolvePipeline(db: Db, pipeline_id: string): Promise<ResolvedPipeline | null> {
   if (!/^[0-9a-f-]{36}$/i.test(pipeline_id)) return null;
   const row = await findPipeline(db, pipeline_id.toLowerCase());
   if (!row) return null;
@@ -389,14 +389,14 @@ export interface BatchPlace {
  * The arrays go as ready-made PostgreSQL array literals: uuids and numbers need no quoting, and
  * pg's generic per-element escaping was a tenth of the ingest path's CPU.
  */
-export async function insertReadings(tx: EntityManager, place: BatchPlace, readings: AcceptedReading[]): Promise<void> {
+export async function insertReadings(tx: EntityManager, place: BatchPlace, readings: Reading[]): Promise<void> {
   const n = readings.length;
   const monitors = new Array<string>(n);
   const tags = new Array<string>(n);
   const ts = new Array<number>(n);
   const values = new Array<number>(n);
   for (let i = 0; i < n; i++) {
-    const r = readings[i] as AcceptedReading;
+    const r = readings[i] as Reading;
     monitors[i] = r.monitor_id;
     tags[i] = arrayText(r.tag_id);
     ts[i] = r.ts;

@@ -5,6 +5,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { isId } from "../../lib/ids";
+import type { ResolvedMonitor } from "../config/contract";
+import type { Reading } from "./contract";
 import { MSG } from "./messages";
 
 export const PIPELINE_STATUSES = ["stopped", "starting", "running", "stopping", "error"] as const;
@@ -48,26 +50,6 @@ export interface ActionRow {
   status: ActionStatus;
   issued_at: string | number;
   completed_at: string | number | null;
-}
-
-/** A monitor as `config.monitors.resolve` describes it (the agreed interface). */
-export interface ResolvedMonitor {
-  monitor_id: string;
-  monitor_name: string;
-  monitor_type: string;
-  function_id: string;
-  function_name: string;
-  asset_id: string | null;
-  asset_name: string | null;
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-  timezone: string;
-  specs: Record<string, unknown>;
-  attributes: Record<string, unknown>;
-  asset_attributes: Record<string, unknown> | null;
-  tags: { tag_id: string; tag_name: string; tag_desc: string; tag_unit: string; thresholds: Record<string, string> }[];
 }
 
 // ---------------------------------------------------------------- statuses and actions
@@ -195,13 +177,6 @@ export const MAX_SAMPLES = 32768;
 /** A reading more than this ahead of the server's clock is refused: a gateway clock gone wrong. */
 export const FUTURE_SLACK_MS = 24 * 3600 * 1000;
 
-export interface AcceptedReading {
-  monitor_id: string;
-  tag_id: string;
-  ts: number;
-  value: number;
-}
-
 export interface Rejection {
   index: number;
   reason: string;
@@ -217,14 +192,14 @@ export function checkReadings(
   items: unknown[],
   mapping: Map<string, Set<string>>,
   window: { oldest: number; newest: number },
-): { accepted: AcceptedReading[]; rejected: Rejection[] } {
-  const accepted: AcceptedReading[] = [];
+): { accepted: Reading[]; rejected: Rejection[] } {
+  const accepted: Reading[] = [];
   const rejected: Rejection[] = [];
   for (let index = 0; index < items.length; index++) {
     const reason = readingProblem(items[index], mapping, window);
     if (reason) rejected.push({ index, reason });
     else {
-      const r = items[index] as AcceptedReading;
+      const r = items[index] as Reading;
       accepted.push({ monitor_id: r.monitor_id.toLowerCase(), tag_id: r.tag_id, ts: r.ts, value: r.value });
     }
   }

@@ -3,11 +3,9 @@
  * batch touches, and the retention plan. Pure; their SQL is in repo.ts, the per-process
  * knowledge of which partitions exist in partitions.ts.
  */
-import type { AcceptedReading } from "./rules";
+import type { Reading } from "./contract";
 
 export const DAY_MS = 24 * 3600 * 1000;
-/** A site's retention when config cannot say (the spec's default), in days. */
-export const DEFAULT_RETENTION_DAYS = 180;
 
 /** `20251122` for any ms of that UTC day. */
 export const dayKey = (ms: number): string => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "");
@@ -15,7 +13,7 @@ export const dayKey = (ms: number): string => new Date(ms).toISOString().slice(0
 export const dayStart = (day: string): number => Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6, 8)));
 
 /** The days a batch touches (by day number first: a date string per reading costs more than the insert's own work). */
-export function daysOf(readings: AcceptedReading[]): string[] {
+export function daysOf(readings: Reading[]): string[] {
   const days = new Set<number>();
   for (const r of readings) days.add(Math.floor(r.ts / DAY_MS));
   return [...days].map((d) => dayKey(d * DAY_MS));

@@ -120,8 +120,8 @@ describe("alert notifications", () => {
     // One of the two Twilio requests was refused once (503) and retried.
     expect(rows.reduce((n, r) => n + r.attempts, 0)).toBe(4);
     expect(twilio.requests()).toBe(3);
-    // The outbox is empty once the notifier has the alert.
-    await until(() => query(`SELECT * FROM alerting.alert_outbox`), (r) => r.length === 0);
+    // Alerting's outbox is empty once the notice is on the alerts stream.
+    await until(() => query(`SELECT * FROM alerting.stream_outbox`), (r) => r.length === 0);
   });
 
   it("a repeated hand-over of the same alert sends nothing again", async () => {
@@ -130,7 +130,8 @@ describe("alert notifications", () => {
     expect(keys.map((x) => x.idempotency_key)).toEqual(
       ["email", "sms", "whatsapp"].map((m) => `alert:${alert.alert_id}:oncall-n1@example.com:${m}`),
     );
-    // As a crash between the notifier's answer and the outbox delete would leave it: the alert is in the outbox again.
+    // As a crash of the notifier between recording the alert and acking its message would leave it:
+    // the alert comes again on the stream (under another message id, which the stream stores anew).
     const payload = {
       alert_id: alert.alert_id,
       watcher_id: randomUUID(),
@@ -153,8 +154,20 @@ describe("alert notifications", () => {
       conditions: [],
       notifyTo: { email: true, sms: true, whatsapp: true, users: ["oncall-n1@example.com"] },
     };
-    await query(`INSERT INTO alerting.alert_outbox (alert_id, payload, next_attempt_at) VALUES ($1, $2, 0)`, [alert.alert_id, JSON.stringify(payload)]);
-    await until(() => query(`SELECT * FROM alerting.alert_outbox`), (r) => r.length === 0);
+    await query(`INSERT INTO alerting.stream_outbox (stream, msg_id, msg_key, payload, created_at) VALUES ('alerts', $1, $2, $3, $4)`, [
+      `${alert.alert_id}:again`,
+      payload.watcher_id,
+      JSON.stringify(payload),
+      Date.now(),
+    ]);
+    // Published, then handled: the notifier's group has passed the stream's last message.
+    await until(() => query(`SELECT * FROM alerting.stream_outbox`), (r) => r.length === 0);
+    await until(
+      () => query<{ done: boolean }>(`SELECT g.position >= h.seq AS done FROM streams.groups g JOIN streams.heads h USING (stream) WHERE g.grp = 'notifier' AND g.stream LIKE '%.alerts'`),
+      (r) => r.length === 1 && r[0].done,
+    );
+    // Handled, not given up on: the notifier recognised the alert it already had.
+    expect(await query(`SELECT * FROM streams.dead_letters`)).toEqual([]);
     await new Promise((r) => setTimeout(r, 1000));
     expect(smtp.received).toHaveLength(1);
     expect(twilio.messages).toHaveLength(2);

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
-import type { NotificationView, RetryResult } from "../../services/notifier/notifier.service";
+import type { NotificationView, RetryResult } from "../../services/notifier/contract";
 
 let t: TestNode;
 let smtp: TestSmtp;

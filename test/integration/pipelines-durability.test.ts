@@ -9,7 +9,7 @@ import type { Service, ServiceSchema } from "moleculer";
 import { Client } from "pg";
 import { JetStreamAdapter } from "../../lib/streams";
 import { StreamMixin } from "../../mixins/stream.mixin";
-import { readingId, type ReadingBatch } from "../../services/pipelines/streams";
+import { readingId, type ReadingBatch } from "../../services/pipelines/contract";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, eventually, hierarchy, ingest, type Hierarchy } from "../e2e/pipelines-fixtures";
 

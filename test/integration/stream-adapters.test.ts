@@ -42,7 +42,7 @@ describe.each(["pg", "jetstream"] as const)("%s adapter", (kind) => {
   });
   afterAll(async () => {
     const first = adapters[0];
-    if (first instanceof JetStreamAdapter) await first.destroy(["orders", "poison", "keyed", "keyed-fail"]);
+    if (first instanceof JetStreamAdapter) await first.destroy(["orders", "poison", "patient", "keyed", "keyed-fail"]);
     for (const a of adapters) await a.stop().catch(() => undefined);
     await db?.drop();
   });
@@ -100,6 +100,27 @@ describe.each(["pg", "jetstream"] as const)("%s adapter", (kind) => {
     const letters = await consumer.deadLetters("poison", "worker");
     expect(letters).toEqual([{ id: "m2", stream: "poison", group: "worker", deliveries: 2, error: "poison pill", data: { n: 2 } }]);
   });
+
+  it("never gives up on a message of a subscription without a delivery limit (alert notices): past the stream's limit it is delivered again until handled", async () => {
+    const producer = await adapter();
+    await producer.publish("patient", msgs(0, 1));
+    const deliveries: number[] = [];
+    const consumer = await adapter();
+    const sub = await consumer.subscribe(
+      "patient",
+      "notifier",
+      async (m: StreamMessage) => {
+        deliveries.push(m.deliveries);
+        if (m.deliveries <= settings.maxDeliveries + 1) throw new Error("auth is down");
+      },
+      { maxDeliveries: Infinity },
+    );
+    await until(() => deliveries.length >= settings.maxDeliveries + 2, 30000);
+    await sleep(300);
+    await sub.close();
+    expect(deliveries).toEqual(Array.from({ length: settings.maxDeliveries + 2 }, (_, i) => i + 1));
+    expect(await consumer.deadLetters("patient", "notifier")).toEqual([]);
+  }, 60000);
 
   // Three keys on three different partitions (so that on JetStream they may run in parallel).
   const KEYS = ["pipeline-a", "pipeline-b", "pipeline-c"];

@@ -1,6 +1,7 @@
 /** The pipelines service's pure rules: statuses, reading checks, registration, retention plan, SQL connect's selection, array literals. */
 import { ignoreTypesOf, selectColumns, dialectOf } from "../../../services/pipelines/sql-connect";
-import { checkReadings, mappingOf, registrationIsValid, statusAfterAck, statusesFor, statusWhileQueued, type ResolvedMonitor } from "../../../services/pipelines/rules";
+import type { ResolvedMonitor } from "../../../services/config/contract";
+import { checkReadings, mappingOf, registrationIsValid, statusAfterAck, statusesFor, statusWhileQueued } from "../../../services/pipelines/rules";
 import { arrayText, partitionDdl } from "../../../services/pipelines/repo";
 import { daysAround, daysOf, retentionPlan } from "../../../services/pipelines/storage";
 import { checkEdgeBody, leafKey } from "../../../services/pipelines/schemas";
@@ -25,7 +26,7 @@ function monitor(id: string, plant: string, fn: string, tags: string[], asset: s
     timezone: "UTC",
     specs: {},
     attributes: {},
-    asset_attributes: null,
+    asset_attributes: {},
     tags: tags.map((tag_id) => ({ tag_id, tag_name: tag_id, tag_desc: "", tag_unit: "", thresholds: {} })),
   };
 }

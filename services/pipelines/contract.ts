@@ -1,0 +1,115 @@
+/**
+ * The pipelines service's contract: what other services call (`resolve`, `countForPlant`), the
+ * events it emits (monitor registrations, which config and alerting keep a copy of), and the
+ * durable streams it publishes (`readings`, `waveforms`; alerting, cm and ems read them).
+ */
+import { eventSender, serviceClient } from "../../lib/contract";
+import type { PipelineStatus } from "./rules";
+
+// ---------------------------------------------------------------- actions
+
+/** `pipelines.resolve`: a pipeline's names, place and the monitors registered to it. */
+export interface ResolvedPipeline {
+  pipeline_id: string;
+  pipeline_name: string;
+  data_type: string;
+  data_source: string;
+  data_source_subtype: string;
+  function_id: string | null;
+  plant_id: string;
+  site_id: string;
+  status: PipelineStatus;
+  monitor_ids: string[];
+}
+
+/** `pipelines.countForPlant`: a plant's pipelines and the events they received (config refuses to delete it while any). */
+export interface PlantActivity {
+  pipelines: number;
+  events: number;
+}
+
+export interface PipelinesContract {
+  /** Null when no such pipeline (a malformed id included). Cached briefly; a pipeline's write cleans it. */
+  resolve: { params: { pipeline_id: string }; reply: ResolvedPipeline | null };
+  countForPlant: { params: { plant_id: string }; reply: PlantActivity };
+}
+
+export const pipelinesClient = serviceClient<PipelinesContract>("pipelines");
+
+// ---------------------------------------------------------------- events
+
+/** `pipelines.monitor.registered`: a pipeline feeds this monitor (sent again whenever the pipeline changes). */
+export interface MonitorRegisteredEvent {
+  monitor_id: string;
+  pipeline_id: string;
+  data_source: string;
+  data_source_subtype: string;
+  /** The registration's slave id when it is a number, else null. */
+  slave_id: number | null;
+  data_type: string;
+}
+
+/** `pipelines.monitor.unregistered`: the pipeline no longer feeds this monitor (or was deleted). */
+export interface MonitorUnregisteredEvent {
+  monitor_id: string;
+  pipeline_id: string;
+}
+
+/** `pipelines.changed`, broadcast to the pipelines replicas only: what they cached of the pipeline (of every one, without an id) is stale. */
+export interface PipelinesChanged {
+  pipeline_id?: string;
+}
+
+export interface PipelinesEvents {
+  "pipelines.monitor.registered": MonitorRegisteredEvent;
+  "pipelines.monitor.unregistered": MonitorUnregisteredEvent;
+  "pipelines.changed": PipelinesChanged;
+}
+
+export const pipelinesEvents = eventSender<PipelinesEvents>();
+
+// ---------------------------------------------------------------- streams
+
+/** A reading as stored and published: its monitor's id in lower case, epoch ms. */
+export interface Reading {
+  monitor_id: string;
+  tag_id: string;
+  /** Epoch ms. */
+  ts: number;
+  value: number;
+}
+
+/** One message of the `readings` stream: the readings one gateway request stored, in order. */
+export interface ReadingBatch {
+  batch_id: string;
+  pipeline_id: string;
+  site_id: string;
+  plant_id: string;
+  readings: Reading[];
+}
+
+/** A reading's stable id: its batch and its place in it (the same after any redelivery). */
+export const readingId = (batch: Pick<ReadingBatch, "batch_id">, index: number): string => `${batch.batch_id}:${index}`;
+
+/** One message of the `waveforms` stream: one vibration capture (contract: waveforms). */
+export interface WaveformMessage {
+  waveform_id: string;
+  pipeline_id: string;
+  site_id: string;
+  plant_id: string;
+  monitor_id: string;
+  tag: string;
+  axis: "x" | "y" | "z";
+  /** Epoch ms of the capture. */
+  ts: number;
+  sample_rate_hz: number;
+  samples: number[];
+}
+
+/** The streams the pipelines publish, by name: `StreamConsumers<This, PipelineStreams>` types a consumer's handlers. */
+export interface PipelineStreams {
+  readings: ReadingBatch;
+  waveforms: WaveformMessage;
+}
+
+export const STREAMS = { readings: "readings", waveforms: "waveforms" } as const satisfies { [K in keyof PipelineStreams]: K };
