@@ -7,6 +7,7 @@
  * (bench/baseline.ts, through queries.ts) runs the very statements the service runs.
  */
 import type { DataSource, EntityManager } from "typeorm";
+import type { ResolvedFunction } from "./contract";
 import { scopeSql, yesNo, type AssetAttributes, type MonitorTag } from "./rules";
 
 type Db = DataSource | EntityManager;
@@ -143,15 +144,8 @@ export const plantSummary = (db: Db, plant_id: string) =>
 
 // ---- functions --------------------------------------------------------------------------------
 
-export interface FunctionRow {
-  function_id: string;
-  function_name: string;
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-  timezone: string;
-}
+/** A function with its names and its site's zone: what `config.functions.resolve` answers. */
+export type FunctionRow = ResolvedFunction;
 
 export const functionById = (db: Db, function_id: string): Promise<FunctionRow | null> =>
   first(
