@@ -19,9 +19,11 @@
  * Env: BENCH_ALERTS_RATE (10000), BENCH_ALERTS_PROBES (100), BENCH_ALERTS_WARMUP_S (5),
  * BENCH_ALERTS_TICK_MS (500), BENCH_ALERTS_PROBE_GAP_MS (250),
  * BENCH_ALERTS_DIAG=1 (prints the stream's backlog each second before the probes).
+ * Case (a), the alarm KPI over a million alerts, is bench/alerts-kpi.ts (BENCH_ALERTS_CASES=kpi alone).
  */
 import { Client } from "pg";
 import { startTestNode, type TestNode } from "../test/helpers/node";
+import { kpiBench } from "./alerts-kpi";
 
 const RATE = Number(process.env.BENCH_ALERTS_RATE ?? 10_000);
 const PROBES = Number(process.env.BENCH_ALERTS_PROBES ?? 100);
@@ -209,7 +211,15 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+/** BENCH_ALERTS_CASES: which cases run, comma-separated (default all): `latency` (above), `kpi` (a, bench/alerts-kpi.ts). */
+const CASES = new Set((process.env.BENCH_ALERTS_CASES ?? "latency,kpi").split(",").map((c) => c.trim()));
+
+async function all() {
+  if (CASES.has("latency")) await main();
+  if (CASES.has("kpi") && !(await kpiBench())) process.exitCode = 1;
+}
+
+all().catch((err) => {
   console.error(err);
   process.exit(1);
 });

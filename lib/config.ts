@@ -24,6 +24,8 @@ export interface AppConfig {
   smtpUrl: string | undefined;
   mailFrom: string;
   outboxDir: string;
+  /** Where people reach the service (the console's base URL): links in notifications start with it, no trailing slash. */
+  publicUrl: string;
   monitorLicenseLimit: number | undefined;
   latestEdgeFirmware: string;
   latestGatewayFirmware: string;
@@ -126,6 +128,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     smtpUrl: str(env, "SMTP_URL"),
     mailFrom: str(env, "MAIL_FROM") ?? "Industrial Monitoring <no-reply@localhost>",
     outboxDir: path.resolve(str(env, "OUTBOX_DIR") ?? path.join(dataDir, "outbox")),
+    publicUrl: (str(env, "PUBLIC_URL") ?? "http://localhost:3000").replace(/\/+$/, ""),
     monitorLicenseLimit: optionalInt(env, "MONITOR_LICENSE_LIMIT"),
     latestEdgeFirmware: str(env, "LATEST_EDGE_FIRMWARE") ?? "1.0.0",
     latestGatewayFirmware: str(env, "LATEST_GATEWAY_FIRMWARE") ?? "1.0.0",

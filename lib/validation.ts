@@ -5,7 +5,10 @@
  * every failure is a DomainError the gateway can put in the envelope as it stands.
  *
  * An action names its messages inside its params, under `$$messages` (an InputMessages object);
- * the key is taken out before the schema is compiled.
+ * the key is taken out before the schema is compiled. `$$oneOf: [keys]` (also taken out): exactly
+ * one of these optional keys must be sent; none answers as if the first were a missing required
+ * input (before any other fault, as a required first key would), more than one `Excess inputs`
+ * naming the second (after the schema's own checks).
  */
 import Validator, { type ValidationError as FvError, type ValidationSchema } from "fastest-validator";
 import type { Context, Middleware } from "moleculer";
@@ -121,14 +124,17 @@ export function compileParams(schema: ValidationSchema, messages?: InputMessages
 export const ParamsMiddleware: Middleware = {
   name: "Params",
   localAction(handler, action) {
-    const declared = action.params as (ValidationSchema & { $$messages?: InputMessages }) | undefined;
+    const declared = action.params as (ValidationSchema & { $$messages?: InputMessages; $$oneOf?: string[] }) | undefined;
     if (!declared || typeof declared !== "object") return handler;
-    const { $$messages, ...schema } = declared;
+    const { $$messages, $$oneOf, ...schema } = declared;
     const check = compileParams(schema as ValidationSchema, $$messages);
     const next = handler as (ctx: Context) => Promise<unknown>;
     return function validateParams(ctx: Context) {
+      const sent = $$oneOf?.filter((k) => (ctx.params as Record<string, unknown> | null)?.[k] !== undefined);
+      if ($$oneOf && sent?.length === 0) return Promise.reject(badRequest(pick($$messages?.insufficient ?? "Insufficient inputs", $$oneOf[0]), $$oneOf[0]));
       const res = check(ctx.params);
       if (res !== true) return Promise.reject(badRequest(res.message, res.field));
+      if (sent && sent.length > 1) return Promise.reject(badRequest("Excess inputs", sent[1]));
       // Valid by shape, yet PostgreSQL could not store it: bad input, not a fault.
       const nul = nulPath(ctx.params);
       if (nul !== undefined) return Promise.reject(badRequest(invalidInput($$messages, nul), nul));

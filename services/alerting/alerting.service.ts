@@ -2,9 +2,12 @@
  * alerting: watchers and their triggers, the alerts they open, and the live evaluation of every
  * enabled trigger against the readings stream. This file is the table of contents:
  *
- * - watchers.actions.ts, alerts.actions.ts: the operations (route, docs, params, handler);
+ * - watchers.actions.ts, alerts.actions.ts, kpi.actions.ts: the operations (route, docs, params, handler);
+ * - alerts.lifecycle.actions.ts: alarm management (fetch with history, acknowledge, shelve, assign; rules in lifecycle.ts);
+ * - suppressions.actions.ts: a watcher's maintenance windows (alerts opened inside one are suppressed);
  * - watchers.methods.ts: scope checks, watcher writes, the system watcher of a condition gateway;
  * - live.ts: the readings stream's consumer, evaluation, series clocks, opened alerts' notices;
+ * - followups.job.ts: re-notifications, escalation tiers and shelf ends when due (rules in followups.ts);
  * - contract.ts: the alerts stream it publishes (through the stream mixin's outbox) for the notifier;
  * - domain: watchers.ts (body, checks, system triggers), evaluator.ts (the rule), evaluation.ts
  *   (a batch in one transaction), alerts.ts, trend.ts, time.ts;
@@ -18,10 +21,17 @@ import type { MonitorEvent } from "../config/contract";
 import type { MonitorRegisteredEvent, MonitorUnregisteredEvent, PipelineStreams } from "../pipelines/contract";
 import type { AlertingLocals, AlertingMethods, AlertingThis, Ctx } from "./alerting.types";
 import { ALERT_ACTIONS } from "./alerts.actions";
+import { FOLLOWUP_MS, sendDueFollowups } from "./followups.job";
+import { LIFECYCLE_ACTIONS } from "./alerts.lifecycle.actions";
+import { KPI_ACTIONS } from "./kpi.actions";
+import { KPI_SCHEMAS } from "./kpi.openapi";
+import { LIFECYCLE_SCHEMAS } from "./lifecycle.openapi";
 import { CLOCK_FLUSH_MS, LIVE_ACTIONS, LIVE_METHODS, READINGS_STREAM } from "./live";
 import { migrations } from "./migrations";
 import { ALERTING_SCHEMAS } from "./openapi";
 import * as repo from "./repo";
+import { SUPPRESSION_ACTIONS } from "./suppressions.actions";
+import { SUPPRESSION_SCHEMAS } from "./suppressions.openapi";
 import { WATCHER_ACTIONS } from "./watchers.actions";
 import { WATCHER_METHODS } from "./watchers.methods";
 
@@ -33,7 +43,7 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
   // Its outbox publishes the alerts stream (OUTBOX_SQL in migrations.ts).
   mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "alerting", migrations })],
-  settings: { openapi: { schemas: ALERTING_SCHEMAS } },
+  settings: { openapi: { schemas: { ...ALERTING_SCHEMAS, ...KPI_SCHEMAS, ...SUPPRESSION_SCHEMAS, ...LIFECYCLE_SCHEMAS } } },
   streams: READINGS_STREAM,
   jobs: {
     clockFlush: {
@@ -42,11 +52,21 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
         return this.flushClocks();
       },
     },
+    // Re-notifications, escalations and shelf ends that are due (followups.job.ts).
+    followups: {
+      everyMs: FOLLOWUP_MS,
+      run() {
+        return sendDueFollowups(this);
+      },
+    },
   },
 
   actions: {
     ...WATCHER_ACTIONS,
+    ...SUPPRESSION_ACTIONS,
     ...ALERT_ACTIONS,
+    ...LIFECYCLE_ACTIONS,
+    ...KPI_ACTIONS,
     ...LIVE_ACTIONS,
   },
 

@@ -10,6 +10,7 @@ import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
 import { alertView } from "./alerts";
+import { ALERT_FILTER_FIELDS, ALERT_FILTER_PARAMS, alertFilter, PLACE_ERRORS, type AlertFilterParams } from "./alerts.filters";
 import { MSG } from "./messages";
 import { EXAMPLE_ALERT, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
 import * as repo from "./repo";
@@ -46,16 +47,24 @@ export const ALERT_ACTIONS: AlertingActions = {
       routes: ["GET /_alerting/alerts/_count"],
       group: "alerts",
       summary: "Count alerts by severity",
-      description: "Alerts of the function that started in the range, by class (system watchers' alerts included).",
-      fields: { function_id: FUNCTION_FIELD, ...RANGE_FIELDS },
+      description:
+        "Alerts of the function (or plant, or site) that started in the range, by class (system watchers' alerts included); " +
+        "optionally only those in a state, acknowledgement state or severity class.",
+      fields: {
+        ...ALERT_FILTER_FIELDS,
+        ...RANGE_FIELDS,
+        limit: { ...PAGE_FIELDS.limit, description: "accepted like the list's; a count is not paged" },
+        offset: { ...PAGE_FIELDS.offset, description: "accepted like the list's; a count is not paged" },
+      },
       answer: { schema: "$AlertCount", example: COUNT_EXAMPLE },
-      errors: [[400, MSG.functionDoesNotExist], [400, MSG.invalidInput("<field>")], [400, MSG.excessInputs], [500, MSG.errorOccurred]],
+      errors: [...PLACE_ERRORS, [400, MSG.invalidInput("<field>")], [500, MSG.errorOccurred]],
     },
-    params: { function_id: text, ...range, $$messages: lists },
-    async handler(ctx: Ctx<{ function_id: string; from?: string; to?: string }>) {
-      const { function_id } = await this.functionInScope(ctx, ctx.params.function_id, MSG.functionDoesNotExist);
-      const r = rangeParams(ctx.params);
-      const counts = await repo.countAlerts(this.db, { function_id, ...r, scope: this.scope(ctx) }).catch(failed);
+    params: { ...ALERT_FILTER_PARAMS, ...range, ...PAGE_PARAMS, $$messages: lists },
+    async handler(ctx: Ctx<AlertFilterParams & { from?: string; to?: string; limit?: number; offset?: number }>) {
+      const { limit: _limit, offset: _offset, from, to, ...filters } = ctx.params;
+      const filter = await alertFilter(this, ctx, filters);
+      const r = rangeParams({ from, to });
+      const counts = await repo.countAlerts(this.db, { ...filter, ...r, scope: this.scope(ctx) }).catch(failed);
       const result = { high: 0, medium: 0, low: 0 };
       for (const c of counts) result[severityKey(c.severity)] += c.n;
       return result;
@@ -68,30 +77,32 @@ export const ALERT_ACTIONS: AlertingActions = {
       routes: ["GET /_alerting/alerts/_list"],
       group: "alerts",
       summary: "List alerts",
-      description: "Alerts of the function that started in the range, newest first.",
+      description:
+        "Alerts of the function (or plant, or site) that started in the range, newest first; " +
+        "optionally only those in a state, acknowledgement state or severity class.",
       fields: {
-        function_id: FUNCTION_FIELD,
+        ...ALERT_FILTER_FIELDS,
         asset_id: { description: "only the alerts of this asset's monitors", example: "2b3c4d5e-6f70-4a8b-9c0d-1e2f3a4b5c6d" },
         is_hidden: { enum: [0, 1], description: "1: only the alerts of system watchers; 0: only the others", example: 0 },
         ...RANGE_FIELDS,
         ...PAGE_FIELDS,
       },
       answer: { schema: "$Alert[]", example: [EXAMPLE_ALERT] },
-      errors: [[400, MSG.functionDoesNotExist], [400, MSG.invalidInput("<field>")], [400, MSG.excessInputs]],
+      errors: [...PLACE_ERRORS, [400, MSG.invalidInput("<field>")]],
     },
     params: {
-      function_id: text,
+      ...ALERT_FILTER_PARAMS,
       asset_id: { ...text, optional: true },
       is_hidden: { type: "number", integer: true, min: 0, max: 1, convert: true },
       ...range,
       ...PAGE_PARAMS,
       $$messages: lists,
     },
-    async handler(ctx: Ctx<{ function_id: string; asset_id?: string; is_hidden: number; from?: string; to?: string; limit?: number; offset?: number }>) {
-      const p = ctx.params;
-      const { function_id } = await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist);
+    async handler(ctx: Ctx<AlertFilterParams & { asset_id?: string; is_hidden: number; from?: string; to?: string; limit?: number; offset?: number }>) {
+      const { function_id, plant_id, site_id, state, ack_state, severity, ...p } = ctx.params;
+      const filter = await alertFilter(this, ctx, { function_id, plant_id, site_id, state, ack_state, severity });
       const r = rangeParams(p);
-      const { rows, total } = await repo.listAlerts(this.db, { ...p, function_id, asset_id: p.asset_id?.toLowerCase(), ...r, scope: this.scope(ctx) });
+      const { rows, total } = await repo.listAlerts(this.db, { ...p, ...filter, asset_id: p.asset_id?.toLowerCase(), ...r, scope: this.scope(ctx) });
       setTotal(ctx, total);
       const now = Date.now();
       return rows.map((row) => alertView(row, now));
@@ -161,7 +172,7 @@ export const ALERT_ACTIONS: AlertingActions = {
       try {
         const alert = await repo.getAlert(this.db, ctx.params.alert_id);
         if (!alert || !inScope(this.scope(ctx), alert)) throw unknown();
-        await repo.setNote(this.db, alert.alert_id, ctx.params.note);
+        await repo.setNote(this.db, alert.alert_id, ctx.params.note, ctx.meta.user?.username ?? null);
       } catch (err) {
         if (err instanceof DomainError) throw err;
         this.logger.error("adding a note failed", err);

@@ -1,4 +1,5 @@
 /** Alerts as stored and as the API shows them (spec: Alert). Pure. */
+import { isShelved, type AckState, type LifecycleState } from "./lifecycle";
 import { severityName, type SeverityName } from "./severity";
 import { isoWithOffset } from "./time";
 
@@ -23,6 +24,14 @@ export interface AlertRow {
   start_ts: string | number;
   end_ts: string | number | null;
   note: string;
+  // Alarm management (EXTENSIONS.md §1); times epoch ms (bigint, read as text).
+  ack_state: AckState;
+  acked_by: string | null;
+  acked_at: string | number | null;
+  shelved_until: string | number | null;
+  assignee: string | null;
+  suppressed: boolean;
+  reason: "condition" | "no_data";
 }
 
 export interface AlertView {
@@ -42,6 +51,27 @@ export interface AlertView {
   type_of_data: string;
   watcher_id: string;
   watcher_name: string;
+  ack_state: AckState;
+  acked_by: string | null;
+  acked_at: string | null;
+  shelved_until: string | null;
+  assignee: string | null;
+  suppressed: boolean;
+  reason: "condition" | "no_data";
+}
+
+const msOrNull = (v: string | number | null): number | null => (v === null ? null : Number(v));
+
+/** The lifecycle part of a stored alert (lifecycle.ts works on it). */
+export function lifecycleOf(row: AlertRow): LifecycleState {
+  return {
+    state: row.state,
+    ack_state: row.ack_state,
+    acked_by: row.acked_by,
+    acked_at: msOrNull(row.acked_at),
+    shelved_until: msOrNull(row.shelved_until),
+    assignee: row.assignee,
+  };
 }
 
 /** `duration` in seconds (contract): how long it held, or has held so far while active. */
@@ -65,6 +95,14 @@ export function alertView(row: AlertRow, now = Date.now()): AlertView {
     type_of_data: row.type_of_data,
     watcher_id: row.watcher_id,
     watcher_name: row.watcher_name,
+    ack_state: row.ack_state,
+    acked_by: row.acked_by,
+    acked_at: row.acked_at === null ? null : isoWithOffset(Number(row.acked_at)),
+    // A shelf that has ended reads as none (it expires by itself).
+    shelved_until: isShelved({ shelved_until: msOrNull(row.shelved_until) }, now) ? isoWithOffset(Number(row.shelved_until)) : null,
+    assignee: row.assignee,
+    suppressed: row.suppressed,
+    reason: row.reason,
   };
 }
 

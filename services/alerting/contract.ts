@@ -34,6 +34,8 @@ export interface AlertOpened {
   /** Where the alert is: the notifier tells only users whose scope covers it. */
   site_id: string;
   plant_id: string;
+  /** The site's IANA time zone, in which the notifier shows times; absent on older notices (the notifier asks config). */
+  timezone?: string;
   function: string;
   asset: string;
   monitor: string;
@@ -44,6 +46,12 @@ export interface AlertOpened {
   unit: string;
   conditions: AlertCondition[];
   notifyTo: NotifyTo;
+  /**
+   * A follow-up of the opening (followups.ts): `renotify:<n>`, `escalation:<tier>` or `shelf:<n>`,
+   * staged with message id `<alert_id>:<followup>` and part of the notifier's idempotency key, so
+   * each follow-up is sent once. Absent: the opening's own notice.
+   */
+  followup?: string;
 }
 
 /** The streams alerting publishes, by name: `StreamConsumers<This, AlertingStreams>` types a consumer's handlers. */

@@ -21,7 +21,9 @@ import {
   batchState,
   closeTriggerAlert,
   insertAlert,
+  insertFollowups,
   lockTriggers,
+  suppressionWindows,
   watchersById,
   writeTriggerStates,
   type SeriesClock,
@@ -36,6 +38,7 @@ import { isoWithOffset } from "./time";
 import { typeOfData } from "./alerts";
 import type { ResolvedMonitor } from "../config/contract";
 import type { AlertCondition, AlertOpened } from "./contract";
+import { followupRule, openingFollowups } from "./followups";
 
 export type { SeriesClock, Transactional } from "./repo";
 
@@ -69,8 +72,8 @@ function readingsOf(t: TriggerRow, bySeries: Map<string, Reading[]>): Reading[] 
   return [...new Set(t.rule.conditions.map((c) => seriesKey(c.monitor_id, c.tag_id)))].flatMap((k) => bySeries.get(k) ?? []);
 }
 
-/** What a state must keep: the sides of the thresholds and the hold; a reading's time alone is not. */
-const essence = (s: TriggerState): string => JSON.stringify([s.conditions.map((c) => c.holds), s.holdingSince, s.activeSince]);
+/** What a state must keep: the sides of the thresholds, the hold and the off-delay; a reading's time alone is not. */
+const essence = (s: TriggerState): string => JSON.stringify([s.conditions.map((c) => c.holds), s.holdingSince, s.activeSince, s.clearingSince ?? null]);
 
 /**
  * A trigger's readings of the batch, in timestamp order, through the evaluator. `significant`
@@ -168,7 +171,9 @@ export async function evaluateBatch(
       ...closings.map((c) => ({ kind: "close" as const, at: c.end, c })),
       ...openings.map((o) => ({ kind: "open" as const, at: o.start, o })),
     ].sort((a, b) => a.at - b.at || (a.kind === "close" ? -1 : 1));
-    const context = openings.length ? await openingContext(tx, openings.map((o) => o.t), describe) : null;
+    const context = openings.length
+      ? await openingContext(tx, openings.map((o) => o.t), describe, Math.min(...openings.map((o) => o.start)))
+      : null;
     for (const e of events) {
       if (e.kind === "close") {
         const closed = await closeTriggerAlert(tx, e.c.t.watcher_id, e.c.t.trigger_id, e.c.end);
@@ -186,11 +191,14 @@ interface OpeningContext {
   watchers: Map<string, WatcherRow>;
   monitors: Map<string, ResolvedMonitor>;
   dataTypes: Map<string, string | null>;
+  /** The watchers' maintenance windows that end at or after the earliest opening's start. */
+  windows: { watcher_id: string; from: number; to: number }[];
 }
 
-async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describer): Promise<OpeningContext> {
+async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describer, since: number): Promise<OpeningContext> {
   const watcherIds = [...new Set(triggers.map((t) => t.watcher_id))];
   const watchers = await watchersById(tx, watcherIds);
+  const windows = await suppressionWindows(tx, watcherIds, since);
   const monitorIds = [...new Set(triggers.flatMap((t) => t.rule.conditions.map((c) => c.monitor_id)))];
   // An alert must open even when config cannot name its monitor right now: ids stand in for names.
   const monitors = await describe.monitors(monitorIds).catch(() => [] as ResolvedMonitor[]);
@@ -201,6 +209,7 @@ async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describ
     watchers: new Map(watchers.map((w) => [w.watcher_id, w])),
     monitors: new Map(monitors.map((m) => [m.monitor_id, m])),
     dataTypes,
+    windows,
   };
 }
 
@@ -233,6 +242,8 @@ async function openAlert(
   const first = conditions[0];
   const monitor = first ? ctx.monitors.get(first.monitor_id) : undefined;
   const alert_id = newId();
+  // Opened inside a maintenance window of its watcher (its start, the alert's start_time, in [from, to]).
+  const suppressed = ctx.windows.some((x) => x.watcher_id === w.watcher_id && x.from <= start && start <= x.to);
   const tagMap = Object.fromEntries(conditions.map((c) => [c.tag_id, c.tag]));
   const details = {
     function_name: monitor?.function_name ?? "",
@@ -261,6 +272,7 @@ async function openAlert(
     start_ts: start,
     details,
     opened_at: Date.now(),
+    suppressed,
   });
   if (!inserted) return null;
   const payload: AlertOpened = {
@@ -276,6 +288,8 @@ async function openAlert(
     plant: details.plant_name,
     site_id: w.site_id,
     plant_id: w.plant_id,
+    // The notifier shows times in the site's zone; a notice without one is read as UTC (or asks config).
+    ...(monitor?.timezone ? { timezone: monitor.timezone } : {}),
     function: details.function_name,
     asset: monitor?.asset_name ?? "",
     monitor: first?.monitor ?? "",
@@ -288,6 +302,10 @@ async function openAlert(
     notifyTo: trigger.notifyTo,
   };
   const wantsNotice = trigger.notifyTo.users.length > 0 && (trigger.notifyTo.email || trigger.notifyTo.sms || trigger.notifyTo.whatsapp);
-  if (wantsNotice) await notices(tx, payload);
+  // A suppressed alert is recorded, not notified: no notice is staged, and no follow-up.
+  if (wantsNotice && !suppressed) await notices(tx, payload);
+  // Re-notifications and escalations are due from the opening; the notice is kept for them and a shelf's end.
+  const followups = openingFollowups(alert_id, start, followupRule(trigger));
+  if (!suppressed && (wantsNotice || followups.length > 0)) await insertFollowups(tx, alert_id, payload, followups);
   return payload;
 }

@@ -14,6 +14,12 @@
  *   for longer than `minimum_duration` (held exactly the minimum: not yet). A minimum of 0 opens on
  *   the first reading that makes it true: there is no shorter hold to wait for.
  * - It closes at the first reading after which the combination no longer holds.
+ * - `deadband` (hysteresis, optional): once a condition holds, a `>`/`>=` one stops holding only
+ *   when the value is below threshold − deadband (a `<`/`<=` one above threshold + deadband);
+ *   exactly at that value it still holds. `==`/`!=` have no side to widen and ignore it.
+ * - `clearDelayMs` (off-delay, optional): an active alert closes only once the combination has
+ *   not held for at least this long (the clock at which it stopped, kept in the state like the
+ *   hold); holding again meanwhile keeps the same alert. Absent: today's close on the first reading.
  * - At most one alert is active per trigger: while one is, the trigger does not open another.
  */
 import type { Reading } from "../pipelines/contract";
@@ -33,6 +39,10 @@ export interface TriggerRule {
   conditions: ConditionRule[];
   relation: Relation;
   minimumMs: number;
+  /** Hysteresis on clear, in the tags' units; absent (or 0): none. Only present when set, so a rule without it compiles as before. */
+  deadband?: number;
+  /** Off-delay (ms) before an active alert closes; absent (or 0): none. */
+  clearDelayMs?: number;
 }
 
 export interface ConditionState {
@@ -50,6 +60,8 @@ export interface TriggerState {
   holdingSince: number | null;
   /** Start (epoch ms) of the trigger's active alert, null when none is active. */
   activeSince: number | null;
+  /** Clock at which the combination stopped holding while an alert is active (clear_delay running); absent or null otherwise. */
+  clearingSince?: number | null;
 }
 
 /** A reading as the pipelines publish it. */
@@ -92,6 +104,25 @@ export function compare(value: number, comparison: Comparison, threshold: number
   }
 }
 
+/**
+ * Whether a condition holds after a reading: the comparison, widened by the deadband for a
+ * condition that held before (hysteresis: it holds down to threshold − deadband inclusive).
+ */
+export function conditionHolds(c: ConditionRule, value: number, heldBefore: boolean, deadband = 0): boolean {
+  if (compare(value, c.comparison, c.threshold)) return true;
+  if (!heldBefore || !(deadband > 0)) return false;
+  switch (c.comparison) {
+    case ">":
+    case ">=":
+      return value >= c.threshold - deadband;
+    case "<":
+    case "<=":
+      return value <= c.threshold + deadband;
+    default:
+      return false;
+  }
+}
+
 export function combined(rule: TriggerRule, conditions: ConditionState[]): boolean {
   if (rule.conditions.length === 0) return false;
   return rule.relation === "AND" ? conditions.every((c) => c.holds) : conditions.some((c) => c.holds);
@@ -104,15 +135,17 @@ export function step(rule: TriggerRule, state: TriggerState, reading: Reading): 
     if (c.monitor_id !== reading.monitor_id || c.tag_id !== reading.tag_id) return prev;
     if (prev.ts !== null && reading.ts <= prev.ts) return prev;
     touched = true;
-    return { ts: reading.ts, value: reading.value, holds: compare(reading.value, c.comparison, c.threshold) };
+    return { ts: reading.ts, value: reading.value, holds: conditionHolds(c, reading.value, prev.holds, rule.deadband) };
   });
   if (!touched) return { state, transition: null, changed: false };
 
   const clock = state.clock === null ? reading.ts : Math.max(state.clock, reading.ts);
   const next: TriggerState = { conditions, clock, holdingSince: state.holdingSince, activeSince: state.activeSince };
+  if (rule.clearDelayMs) next.clearingSince = state.clearingSince ?? null;
   let transition: Transition | null = null;
 
   if (combined(rule, conditions)) {
+    if (rule.clearDelayMs) next.clearingSince = null;
     next.holdingSince ??= clock;
     const held = clock - next.holdingSince;
     if (next.activeSince === null && (rule.minimumMs === 0 || held > rule.minimumMs)) {
@@ -120,8 +153,14 @@ export function step(rule: TriggerRule, state: TriggerState, reading: Reading): 
       transition = { kind: "open", start: next.holdingSince, at: clock };
     }
   } else {
-    if (next.activeSince !== null) transition = { kind: "close", start: next.activeSince, end: clock };
     next.holdingSince = null;
+    if (next.activeSince !== null && rule.clearDelayMs) {
+      // Off-delay: the alert stays active until the combination has not held for clear_delay.
+      next.clearingSince ??= clock;
+      if (clock - next.clearingSince < rule.clearDelayMs) return { state: next, transition: null, changed: true };
+      next.clearingSince = null;
+    }
+    if (next.activeSince !== null) transition = { kind: "close", start: next.activeSince, end: clock };
     next.activeSince = null;
   }
   return { state: next, transition, changed: true };

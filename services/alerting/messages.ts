@@ -20,6 +20,24 @@ export const MSG = {
   // Add note's only error in the spec; also what an unknown (or out-of-scope) alert answers.
   somethingWentWrong: "Something went wrong",
 
+  // Alarm KPIs (EXTENSIONS.md §1): a plant or site unknown or outside the caller's scope, in the
+  // words of the function's text (ours; the alert list and count answer the same).
+  plantDoesNotExist: "Plant does not exist",
+  siteDoesNotExist: "Site does not exist",
+  invalidDateFormat: "Invalid date format",
+
+  // Alarm management (EXTENSIONS.md §1): the alert lifecycle
+  invalidAlertId: (id: string) => `Invalid Alert ID: ${id}`,
+  invalidUser: (username: string) => `Invalid user: ${username}`,
+  alertAcknowledged: "Alert acknowledged",
+  alertShelved: "Alert shelved",
+  alertUnshelved: "Alert unshelved",
+  alertAssigned: "Alert assigned",
+
+  // Alarm management (EXTENSIONS.md §1): maintenance windows of a watcher
+  invalidSuppressionId: (id: string) => `Invalid Suppression ID: ${id}`,
+  suppressionRemoved: "Suppression removed",
+
   // Common
   insufficientInputs: "Insufficient inputs",
   excessInputs: "Excess inputs",

@@ -105,4 +105,83 @@ export const migrations = [
        FROM alert_outbox ORDER BY next_attempt_at, alert_id`,
     `DROP TABLE alert_outbox`,
   ]),
+  // Alarm management (EXTENSIONS.md §1): an alert's acknowledgement, shelf, assignee, suppression
+  // and reason, and its history. Existing alerts read as unacknowledged, opened by their condition.
+  // Times are epoch ms like start_ts; `by` NULL is the system (opened, closed, notified, escalated).
+  sqlMigration("AlertingLifecycleA1766000000000", [
+    `ALTER TABLE alerts
+       ADD COLUMN ack_state     text    NOT NULL DEFAULT 'unacknowledged',
+       ADD COLUMN acked_by      text    NULL,
+       ADD COLUMN acked_at      bigint  NULL,
+       ADD COLUMN shelved_until bigint  NULL,
+       ADD COLUMN assignee      text    NULL,
+       ADD COLUMN suppressed    boolean NOT NULL DEFAULT false,
+       ADD COLUMN reason        text    NOT NULL DEFAULT 'condition'`,
+    `CREATE INDEX alerts_plant_start ON alerts (plant_id, start_ts)`,
+    `CREATE INDEX alerts_site_start ON alerts (site_id, start_ts)`,
+    // seq orders entries written in the same millisecond in the order they were written.
+    `CREATE TABLE alert_history (
+       seq       bigserial PRIMARY KEY,
+       alert_id  uuid   NOT NULL REFERENCES alerts(alert_id) ON DELETE CASCADE,
+       at        bigint NOT NULL,
+       "by"      text   NULL,
+       action    text   NOT NULL,
+       detail    text   NULL
+     )`,
+    `CREATE INDEX alert_history_alert_at ON alert_history (alert_id, at, seq)`,
+    // What existing alerts already went through.
+    `INSERT INTO alert_history (alert_id, at, "by", action, detail)
+     SELECT alert_id, start_ts, NULL, 'opened', NULL FROM alerts
+     UNION ALL
+     SELECT alert_id, end_ts, NULL, 'closed', NULL FROM alerts WHERE state = 'closed' AND end_ts IS NOT NULL
+     ORDER BY 2, 4 DESC`,
+  ]),
+  // Alarm KPIs: the standing alerts of a place (stale, unacknowledged) without reading its history;
+  // a trigger has at most one active alert, so this index stays small.
+  sqlMigration("AlertingKpiC1766000000100", [`CREATE INDEX alerts_active_site ON alerts (site_id, start_ts) WHERE state = 'active'`]),
+  // Maintenance windows (EXTENSIONS.md §1): an alert whose start falls inside one of its watcher's
+  // windows opens `suppressed` and is not notified. Epoch ms like start_ts; gone with the watcher.
+  sqlMigration("AlertingSuppressionsB1766000000200", [
+    `CREATE TABLE suppressions (
+       id          uuid   PRIMARY KEY,
+       watcher_id  uuid   NOT NULL REFERENCES watchers(watcher_id) ON DELETE CASCADE,
+       from_ts     bigint NOT NULL,
+       to_ts       bigint NOT NULL,
+       reason      text   NOT NULL,
+       created_by  text   NULL,
+       created_at  bigint NOT NULL
+     )`,
+    `CREATE INDEX suppressions_watcher ON suppressions (watcher_id, from_ts)`,
+  ]),
+  // Follow-ups of an opened alert (EXTENSIONS.md §1): re-notifications, escalation tiers, the end
+  // of a shelf, each a due time claimed by one replica's job (followups.ts) and handed to the
+  // notifier on the alerts stream in the transaction that records it. `alert_notices` keeps the
+  // opening's notice, which every follow-up sends again (with its own recipients for a tier).
+  sqlMigration("AlertingFollowupsB21766000000300", [
+    `CREATE TABLE alert_notices (
+       alert_id  uuid  PRIMARY KEY REFERENCES alerts(alert_id) ON DELETE CASCADE,
+       notice    jsonb NOT NULL
+     )`,
+    // kind: renotify (tier 0, every_ms its period), escalation (tier 1..n, notify_to its people),
+    // shelf (tier 0, due when the shelf ends). sent: how many times it was sent (its key part).
+    `CREATE TABLE alert_followups (
+       alert_id   uuid    NOT NULL REFERENCES alerts(alert_id) ON DELETE CASCADE,
+       kind       text    NOT NULL CHECK (kind IN ('renotify', 'escalation', 'shelf')),
+       tier       integer NOT NULL,
+       due_at     bigint  NOT NULL,
+       every_ms   bigint  NULL,
+       notify_to  jsonb   NULL,
+       sent       integer NOT NULL DEFAULT 0,
+       done       boolean NOT NULL DEFAULT false,
+       PRIMARY KEY (alert_id, kind, tier)
+     )`,
+    `CREATE INDEX alert_followups_due ON alert_followups (due_at) WHERE NOT done`,
+  ]),
+  // Alarm KPIs, one scan per figure group (kpi.repo.ts): each place's openings per trigger in
+  // start order with what the totals need, so the window function neither sorts nor reads the table.
+  sqlMigration("AlertingKpiC21766000000500", [
+    `CREATE INDEX alerts_kpi_site ON alerts (site_id, watcher_id, trigger_id, start_ts) INCLUDE (severity, acked_at, end_ts, state, plant_id)`,
+    `CREATE INDEX alerts_kpi_plant ON alerts (plant_id, watcher_id, trigger_id, start_ts) INCLUDE (severity, acked_at, end_ts, state, site_id)`,
+    `CREATE INDEX alerts_kpi_function ON alerts (function_id, watcher_id, trigger_id, start_ts) INCLUDE (severity, acked_at, end_ts, state, site_id, plant_id)`,
+  ]),
 ];

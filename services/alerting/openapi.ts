@@ -5,6 +5,7 @@
 import { arr, int, measured, obj, ref, str, type JsonSchema } from "../../lib/openapi-schema";
 import type { FieldDoc } from "../../lib/operations";
 import { COMPARISONS } from "./evaluator";
+import { ALERT_LIFECYCLE_FIELDS } from "./lifecycle.openapi";
 
 const described = (schema: JsonSchema, description: string, example?: unknown): JsonSchema => ({
   ...schema,
@@ -70,6 +71,13 @@ export const EXAMPLE_ALERT = {
   type_of_data: "Condition",
   watcher_id: WATCHER_ID,
   watcher_name: "Pump bearings",
+  ack_state: "acknowledged",
+  acked_by: "asha.patil",
+  acked_at: "2026-01-31T08:15:40+00:00",
+  shelved_until: null,
+  assignee: "asha.patil",
+  suppressed: false,
+  reason: "condition",
 };
 
 export const ALERTING_SCHEMAS = {
@@ -91,6 +99,19 @@ export const ALERTING_SCHEMAS = {
     },
     ["email", "sms", "whatsapp", "users"],
   ),
+  EscalationTier: obj(
+    {
+      after: {
+        ...described(str, "how long after the alert's opening (its start_time) the tier is told if nobody has acknowledged it; a number with a unit suffix ms, s, m or h", "15m"),
+        "x-unit": "ms | s | m | h (suffix)",
+      },
+      users: described(arr(str), "usernames of the tier's users, at least one", ["shift.lead@example.com"]),
+      email: described({ type: "boolean" }, "send them an email (default false; at least one medium)"),
+      sms: described({ type: "boolean" }, "send them an SMS (default false)"),
+      whatsapp: described({ type: "boolean" }, "send them a WhatsApp message (default false)"),
+    },
+    ["after", "users"],
+  ),
   Trigger: obj(
     {
       id: described(str, "the trigger's id, unique within its watcher", "t1"),
@@ -103,6 +124,30 @@ export const ALERTING_SCHEMAS = {
       notifyTo: ref("NotifyTo"),
       severity: described({ type: "integer", minimum: 1 }, "importance, lower is higher: 1 High, 2 Medium, 3 and above Low", 1),
       trigger_relation: described({ type: "string", enum: ["AND", "OR"] }, "how the conditions combine", "AND"),
+      deadband: {
+        ...described(
+          str,
+          "optional hysteresis on clear, a number ≥ 0 written as text in the tags' unit: once holding, a > or >= condition stops holding only below threshold − deadband (a < or <= one only above threshold + deadband); exactly there it still holds",
+          "2",
+        ),
+        "x-unit": "the tag's unit",
+      },
+      clear_delay: {
+        ...described(str, "optional off-delay: the conditions must stop holding this long before an active alert closes; a number with a unit suffix ms, s, m or h", "30s"),
+        "x-unit": "ms | s | m | h (suffix)",
+      },
+      renotify_every: {
+        ...described(
+          str,
+          "optional: notify notifyTo again every this long while the alert is active, unacknowledged and not shelved (`notified` in its history each time); a number with a unit suffix ms, s, m or h, more than 0",
+          "30m",
+        ),
+        "x-unit": "ms | s | m | h (suffix)",
+      },
+      escalation: described(
+        arr(ref("EscalationTier")),
+        "optional tiers, at most 10: an alert still unacknowledged `after` its opening notifies the tier's users too, once per tier (`escalated` in its history); a shelf pauses a tier until it ends",
+      ),
     },
     ["id", "name", "minimum_duration", "notifyTo", "severity", "trigger_relation"],
   ),
@@ -139,6 +184,7 @@ export const ALERTING_SCHEMAS = {
     type_of_data: described(str, "the gateway's data type (Condition, Process, Energy, Production, Others)", "Condition"),
     watcher_id: uuid("the trigger's watcher", WATCHER_ID),
     watcher_name: described(str, "the watcher's name", "Pump bearings"),
+    ...ALERT_LIFECYCLE_FIELDS,
   }),
   AlertCount: obj(byClass(int, "alerts that started in the range")),
   AlertTrend: obj(
@@ -184,4 +230,5 @@ export const WATCHER_FIELDS: Record<string, FieldDoc> = {
   last_update_time: { hidden: true },
   latest_alert_date: { hidden: true },
   total_alerts: { hidden: true },
+  suppressions: { hidden: true },
 };

@@ -7,8 +7,12 @@
 import type { DataSource } from "typeorm";
 import type { Scope } from "../../lib/access";
 import type { AlertRow } from "./alerts";
+import type { AckState, HistoryEntry, LifecycleState } from "./lifecycle";
+import type { SeverityKey } from "./severity";
 import { initialState, type TriggerRule, type TriggerState } from "./evaluator";
-import { compileRule, type TriggerBody, type WatcherRow } from "./watchers";
+import { compileRule, type NotifyTo, type TriggerBody, type WatcherRow } from "./watchers";
+import type { AlertOpened } from "./contract";
+import type { AlertStanding, Followup, FollowupKind } from "./followups";
 
 export interface Sql {
   query(sql: string, params?: unknown[]): Promise<unknown>;
@@ -255,13 +259,18 @@ export async function writeTriggerStates(tx: Sql, triggers: TriggerRow[]): Promi
 
 /** Closes a trigger's active alert at `end` (never before its start); answers what it closed. */
 export async function closeTriggerAlert(tx: Sql, watcher_id: string, trigger_id: string, end: number): Promise<{ alert_id: string; severity: number }[]> {
-  const res = (await tx.query(
-    `UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
-      WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id, severity`,
+  // The history's `closed` entry is written by the same statement (its CTE), in the caller's transaction.
+  return rows<{ alert_id: string; severity: number }>(
+    tx,
+    `WITH closed AS (
+       UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
+        WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id, severity, end_ts
+     ), logged AS (
+       INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, end_ts, NULL, 'closed' FROM closed
+     )
+     SELECT alert_id, severity FROM closed`,
     [watcher_id, trigger_id, end],
-  )) as [{ alert_id: string; severity: number }[], number];
-  // TypeORM answers an UPDATE with [rows, affected].
-  return res[0];
+  );
 }
 
 /** An alert as it opens: its names as they are now, its `details` kept as JSON. */
@@ -285,15 +294,25 @@ export interface OpeningAlert {
   start_ts: number;
   details: object;
   opened_at: number;
+  /** `condition` (default) or `no_data` (EXTENSIONS.md §1). */
+  reason?: "condition" | "no_data";
+  /** Opened inside a maintenance window of its watcher (default false). */
+  suppressed?: boolean;
 }
 
-/** Opens an alert; false when the trigger has an active one already (its unique index). */
+/** Opens an alert and records `opened` in its history; false when the trigger has an active one already (its unique index). */
 export async function insertAlert(tx: Sql, a: OpeningAlert): Promise<boolean> {
   const inserted = (await tx.query(
-    `INSERT INTO alerts (alert_id, watcher_id, watcher_name, trigger_id, trigger_name, is_hidden, function_id, plant_id, site_id,
-                         asset_id, asset, monitor_id, monitor, tag, type_of_data, severity, state, start_ts, end_ts, note, details, opened_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'active', $17, NULL, '', $18, $19)
-     ON CONFLICT DO NOTHING RETURNING alert_id`,
+    `WITH opened AS (
+       INSERT INTO alerts (alert_id, watcher_id, watcher_name, trigger_id, trigger_name, is_hidden, function_id, plant_id, site_id,
+                           asset_id, asset, monitor_id, monitor, tag, type_of_data, severity, state, start_ts, end_ts, note, details, opened_at,
+                           reason, suppressed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'active', $17, NULL, '', $18, $19, $20, $21)
+       ON CONFLICT DO NOTHING RETURNING alert_id, start_ts
+     ), logged AS (
+       INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, start_ts, NULL, 'opened' FROM opened
+     )
+     SELECT alert_id FROM opened`,
     [
       a.alert_id,
       a.watcher_id,
@@ -314,6 +333,8 @@ export async function insertAlert(tx: Sql, a: OpeningAlert): Promise<boolean> {
       a.start_ts,
       JSON.stringify(a.details),
       a.opened_at,
+      a.reason ?? "condition",
+      a.suppressed ?? false,
     ],
   )) as unknown[];
   return Array.isArray(inserted) && inserted.length > 0;
@@ -321,21 +342,33 @@ export async function insertAlert(tx: Sql, a: OpeningAlert): Promise<boolean> {
 
 export async function closeActiveAlerts(q: Sql, watcher_id: string, trigger_ids: string[] | null, now: number): Promise<void> {
   await q.query(
-    `UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
-      WHERE watcher_id = $1 AND state = 'active' AND ($2::text[] IS NULL OR trigger_id = ANY($2::text[]))`,
+    `WITH closed AS (
+       UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
+        WHERE watcher_id = $1 AND state = 'active' AND ($2::text[] IS NULL OR trigger_id = ANY($2::text[]))
+        RETURNING alert_id, end_ts
+     )
+     INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, end_ts, NULL, 'closed' FROM closed`,
     [watcher_id, trigger_ids, now],
   );
 }
 
 export interface AlertQuery {
   function_id?: string;
+  plant_id?: string;
+  site_id?: string;
   trigger_id?: string;
   asset_id?: string;
   is_hidden?: number;
+  state?: "active" | "closed";
+  ack_state?: AckState;
+  severity?: SeverityKey;
   from: number;
   to: number;
   scope: Scope;
 }
+
+/** A severity class as stored: lower is more important, 3 and above are low (severity.ts). */
+const SEVERITY_SQL: Record<SeverityKey, string> = { high: "severity <= 1", medium: "severity = 2", low: "severity >= 3" };
 
 function alertWhere(p: AlertQuery, params: unknown[]): string {
   params.push(p.from, p.to);
@@ -345,9 +378,14 @@ function alertWhere(p: AlertQuery, params: unknown[]): string {
     where += ` AND ${column} = $${params.length}`;
   };
   if (p.function_id !== undefined) add("function_id", p.function_id);
+  if (p.plant_id !== undefined) add("plant_id", p.plant_id);
+  if (p.site_id !== undefined) add("site_id", p.site_id);
   if (p.trigger_id !== undefined) add("trigger_id", p.trigger_id);
   if (p.asset_id !== undefined) add("asset_id", p.asset_id);
   if (p.is_hidden !== undefined) add("is_hidden", p.is_hidden);
+  if (p.state !== undefined) add("state", p.state);
+  if (p.ack_state !== undefined) add("ack_state", p.ack_state);
+  if (p.severity !== undefined) where += ` AND ${SEVERITY_SQL[p.severity]}`;
   return where + scopeClause(p.scope, params);
 }
 
@@ -355,6 +393,73 @@ export async function countAlerts(q: Sql, p: AlertQuery): Promise<{ severity: nu
   const params: unknown[] = [];
   const where = alertWhere(p, params);
   return rows(q, `SELECT severity, count(*)::int AS n FROM alerts WHERE ${where} GROUP BY severity`, params);
+}
+
+// ---- alert lifecycle (lifecycle.ts) and history ---------------------------------------------
+
+/** An alert row locked for a lifecycle change (the evaluator's close waits, or is waited for). */
+export async function lockAlert(tx: Sql, alert_id: string): Promise<AlertRow | null> {
+  const found = await rows<AlertRow>(tx, `SELECT * FROM alerts WHERE alert_id = $1 FOR UPDATE`, [alert_id]);
+  return found[0] ?? null;
+}
+
+/**
+ * Writes an operator's lifecycle change and its history entry. Only the operator's columns: the
+ * process state (state, end_ts) is the evaluator's, which closes alerts in its own transactions.
+ */
+export async function writeLifecycle(tx: Sql, alert_id: string, s: LifecycleState, entry: HistoryEntry): Promise<void> {
+  await tx.query(
+    `UPDATE alerts SET ack_state = $2, acked_by = $3, acked_at = $4, shelved_until = $5, assignee = $6 WHERE alert_id = $1`,
+    [alert_id, s.ack_state, s.acked_by, s.acked_at, s.shelved_until, s.assignee],
+  );
+  await addHistory(tx, alert_id, entry);
+}
+
+/** Appends an entry to an alert's history (also for what others record: `notified`, `escalated`). */
+export async function addHistory(q: Sql, alert_id: string, entry: HistoryEntry): Promise<void> {
+  await q.query(`INSERT INTO alert_history (alert_id, at, "by", action, detail) VALUES ($1, $2, $3, $4, $5)`, [
+    alert_id,
+    entry.at,
+    entry.by,
+    entry.action,
+    entry.detail,
+  ]);
+}
+
+/** An alert's history, oldest first. */
+export async function alertHistory(q: Sql, alert_id: string): Promise<HistoryEntry[]> {
+  const found = await rows<HistoryEntry & { at: string }>(
+    q,
+    `SELECT at, "by", action, detail FROM alert_history WHERE alert_id = $1 ORDER BY at, seq`,
+    [alert_id],
+  );
+  return found.map((r) => ({ ...r, at: Number(r.at) }));
+}
+
+/**
+ * Acknowledges, in one statement, those of the ids that exist, are in the caller's scope and are
+ * still unacknowledged, with their history entries; answers how many became acknowledged.
+ */
+export async function acknowledgeAlerts(q: Sql, alert_ids: string[], scope: Scope, by: string | null, at: number): Promise<number> {
+  const params: unknown[] = [alert_ids, by, at];
+  const found = await rows<{ n: number }>(
+    q,
+    // Rows locked in id order: two bulk acknowledgements over the same alerts never deadlock.
+    `WITH target AS (
+       SELECT alert_id FROM alerts
+        WHERE alert_id = ANY($1::uuid[]) AND ack_state = 'unacknowledged'${scopeClause(scope, params)}
+        ORDER BY alert_id FOR UPDATE
+     ), acked AS (
+       UPDATE alerts a SET ack_state = 'acknowledged', acked_by = $2, acked_at = $3
+         FROM target t WHERE a.alert_id = t.alert_id AND a.ack_state = 'unacknowledged'
+        RETURNING a.alert_id
+     ), logged AS (
+       INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, $3, $2, 'acknowledged' FROM acked
+     )
+     SELECT count(*)::int AS n FROM acked`,
+    params,
+  );
+  return found[0]?.n ?? 0;
 }
 
 export async function listAlerts(q: Sql, p: AlertQuery & { limit?: number; offset?: number }): Promise<{ rows: AlertRow[]; total: number }> {
@@ -382,6 +487,162 @@ export async function getAlert(q: Sql, alert_id: string): Promise<AlertRow | nul
   return found[0] ?? null;
 }
 
-export async function setNote(q: Sql, alert_id: string, note: string): Promise<void> {
-  await q.query(`UPDATE alerts SET note = $2 WHERE alert_id = $1`, [alert_id, note]);
+/** Replaces the note and records `noted` (the note as its detail) in one statement. */
+export async function setNote(q: Sql, alert_id: string, note: string, by: string | null = null, at = Date.now()): Promise<void> {
+  await q.query(
+    `WITH noted AS (UPDATE alerts SET note = $2 WHERE alert_id = $1 RETURNING alert_id)
+     INSERT INTO alert_history (alert_id, at, "by", action, detail) SELECT alert_id, $4, $3, 'noted', $2 FROM noted`,
+    [alert_id, note, by, at],
+  );
+}
+
+// ---- maintenance windows (suppressions) ------------------------------------------------------
+
+/** A maintenance window of a watcher as stored (table `suppressions`), times in epoch ms. */
+export interface SuppressionRow {
+  id: string;
+  watcher_id: string;
+  from_ts: string | number;
+  to_ts: string | number;
+  reason: string;
+  created_by: string | null;
+  created_at: string | number;
+}
+
+export async function insertSuppression(q: Sql, s: SuppressionRow): Promise<void> {
+  await q.query(
+    `INSERT INTO suppressions (id, watcher_id, from_ts, to_ts, reason, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [s.id, s.watcher_id, s.from_ts, s.to_ts, s.reason, s.created_by, s.created_at],
+  );
+}
+
+/** Removes a watcher's window; false when the watcher has none of that id. */
+export async function deleteSuppression(q: Sql, watcher_id: string, id: string): Promise<boolean> {
+  // Through a CTE: TypeORM answers a bare DELETE … RETURNING with [rows, affected].
+  const found = await rows<{ id: string }>(q, `WITH d AS (DELETE FROM suppressions WHERE watcher_id = $1 AND id = $2 RETURNING id) SELECT id FROM d`, [
+    watcher_id,
+    id,
+  ]);
+  return found.length > 0;
+}
+
+/** A watcher's windows, earliest first. */
+export async function listSuppressions(q: Sql, watcher_id: string): Promise<SuppressionRow[]> {
+  return rows<SuppressionRow>(q, `SELECT * FROM suppressions WHERE watcher_id = $1 ORDER BY from_ts, created_at, id`, [watcher_id]);
+}
+
+/** The windows of these watchers that end at or after `since` (the earliest start about to open). */
+export async function suppressionWindows(q: Sql, watcher_ids: string[], since: number): Promise<{ watcher_id: string; from: number; to: number }[]> {
+  const found = await rows<{ watcher_id: string; from_ts: string; to_ts: string }>(
+    q,
+    `SELECT watcher_id, from_ts, to_ts FROM suppressions WHERE watcher_id = ANY($1::uuid[]) AND to_ts >= $2`,
+    [watcher_ids, since],
+  );
+  return found.map((r) => ({ watcher_id: r.watcher_id, from: Number(r.from_ts), to: Number(r.to_ts) }));
+}
+
+// ---- follow-ups: re-notifications, escalations, shelf ends (followups.ts) --------------------
+
+/**
+ * Keeps an opened alert's notice and its follow-ups, in the transaction that opens it. The notice
+ * is kept whether or not the trigger has follow-ups: the end of a shelf sends it again.
+ */
+export async function insertFollowups(tx: Sql, alert_id: string, notice: object, followups: Followup[]): Promise<void> {
+  await tx.query(
+    `WITH kept AS (INSERT INTO alert_notices (alert_id, notice) VALUES ($1::uuid, $2::jsonb) ON CONFLICT DO NOTHING)
+     INSERT INTO alert_followups (alert_id, kind, tier, due_at, every_ms, notify_to)
+     SELECT $1::uuid, * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::jsonb[])
+     ON CONFLICT DO NOTHING`,
+    [
+      alert_id,
+      JSON.stringify(notice),
+      followups.map((f) => f.kind),
+      followups.map((f) => f.tier),
+      followups.map((f) => f.due_at),
+      followups.map((f) => f.every_ms),
+      followups.map((f) => (f.notify_to ? JSON.stringify(f.notify_to) : null)),
+    ],
+  );
+}
+
+/**
+ * A shelf set (`until` epoch ms) or ended by hand (`until` null), in the transaction of the change:
+ * the shelf's end is due then (a shelf replaced moves it); unshelving cancels it. Only alerts that
+ * notify someone (a kept notice) get one.
+ */
+export async function scheduleShelfEnd(tx: Sql, alert_id: string, until: number | null): Promise<void> {
+  if (until === null) {
+    await tx.query(`UPDATE alert_followups SET done = true WHERE alert_id = $1 AND kind = 'shelf' AND NOT done`, [alert_id]);
+    return;
+  }
+  await tx.query(
+    `INSERT INTO alert_followups (alert_id, kind, tier, due_at) SELECT alert_id, 'shelf', 0, $2 FROM alert_notices WHERE alert_id = $1
+     ON CONFLICT (alert_id, kind, tier) DO UPDATE SET due_at = EXCLUDED.due_at, done = false`,
+    [alert_id, until],
+  );
+}
+
+/** A due follow-up, claimed, with what its alert now is and the notice it sends again. */
+export interface DueFollowup {
+  followup: Followup;
+  alert: AlertStanding;
+  watcher_id: string;
+  notice: AlertOpened;
+}
+
+/**
+ * Claims up to `limit` due follow-ups for the caller's transaction: locked, and skipped by every
+ * other replica's claim (SKIP LOCKED) until that transaction ends, so each is handled once.
+ */
+export async function claimDueFollowups(tx: Sql, now: number, limit: number): Promise<DueFollowup[]> {
+  const found = await rows<{
+    alert_id: string;
+    kind: FollowupKind;
+    tier: number;
+    due_at: string;
+    every_ms: string | null;
+    notify_to: NotifyTo | null;
+    sent: number;
+    state: "active" | "closed";
+    ack_state: AckState;
+    shelved_until: string | null;
+    suppressed: boolean;
+    watcher_id: string;
+    notice: AlertOpened;
+  }>(
+    tx,
+    `SELECT f.alert_id, f.kind, f.tier, f.due_at, f.every_ms, f.notify_to, f.sent,
+            a.state, a.ack_state, a.shelved_until, a.suppressed, a.watcher_id, n.notice
+       FROM alert_followups f
+       JOIN alerts a USING (alert_id)
+       JOIN alert_notices n USING (alert_id)
+      WHERE NOT f.done AND f.due_at <= $1
+      ORDER BY f.due_at
+      LIMIT $2
+        FOR UPDATE OF f SKIP LOCKED`,
+    [now, limit],
+  );
+  return found.map((r) => ({
+    followup: {
+      alert_id: r.alert_id,
+      kind: r.kind,
+      tier: r.tier,
+      due_at: Number(r.due_at),
+      every_ms: r.every_ms === null ? null : Number(r.every_ms),
+      notify_to: r.notify_to,
+      sent: r.sent,
+    },
+    alert: { state: r.state, ack_state: r.ack_state, shelved_until: r.shelved_until === null ? null : Number(r.shelved_until), suppressed: r.suppressed },
+    watcher_id: r.watcher_id,
+    notice: r.notice,
+  }));
+}
+
+/** A claimed follow-up handled: due again at `next_due`, or done (null); `sent` counts a sending. */
+export async function finishFollowup(tx: Sql, f: Followup, next_due: number | null, sent: boolean): Promise<void> {
+  await tx.query(
+    `UPDATE alert_followups SET due_at = COALESCE($4, due_at), done = ($4::bigint IS NULL), sent = sent + $5
+      WHERE alert_id = $1 AND kind = $2 AND tier = $3`,
+    [f.alert_id, f.kind, f.tier, next_due, sent ? 1 : 0],
+  );
 }

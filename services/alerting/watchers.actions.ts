@@ -12,6 +12,8 @@ import type { AlertingActions, Ctx } from "./alerting.types";
 import { MSG } from "./messages";
 import { EXAMPLE_WATCHER, FUNCTION_FIELD, WATCHER_FIELDS } from "./openapi";
 import * as repo from "./repo";
+import { suppressionView } from "./suppressions";
+import { EXAMPLE_WATCHER_DETAIL } from "./suppressions.openapi";
 import {
   changedWatcherRow,
   checkTriggers,
@@ -169,13 +171,16 @@ export const WATCHER_ACTIONS: AlertingActions = {
       group: "watchers",
       summary: "Fetch a watcher",
       fields: WATCHER_ID_FIELD,
-      answer: { schema: "$Watcher", example: EXAMPLE_WATCHER },
+      description: "The watcher as listed, plus its maintenance windows (`suppressions`).",
+      answer: { schema: "$WatcherDetail", example: EXAMPLE_WATCHER_DETAIL },
       errors: [[400, MSG.invalidWatcherId]],
     },
     params: { watcher_id: text },
     async handler(ctx: Ctx<{ watcher_id: string }>) {
       const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
-      return (await this.views(ctx, [w]))[0];
+      const [view] = await this.views(ctx, [w]);
+      // Only the fetch shows the windows; the list's watchers stay as they were.
+      return { ...view, suppressions: (await repo.listSuppressions(this.db, w.watcher_id)).map(suppressionView) };
     },
   },
 

@@ -32,6 +32,23 @@ export interface TriggerBody {
   notifyTo: NotifyTo;
   severity: number;
   trigger_relation: Relation;
+  /** Hysteresis on clear (EXTENSIONS.md §1): a number ≥ 0 written as text, in the tags' units. Absent: none. */
+  deadband?: string;
+  /** Off-delay before an active alert closes, a duration like `minimum_duration`. Absent: none. */
+  clear_delay?: string;
+  /** Notify again every period while active, unacknowledged and not shelved (followups.ts). Absent: once. */
+  renotify_every?: string;
+  /** Tiers told when the alert is still unacknowledged `after` its opening, once each (followups.ts). Absent: none. */
+  escalation?: EscalationTier[];
+}
+
+/** An escalation tier of a trigger (EXTENSIONS.md §1). */
+export interface EscalationTier {
+  after: string;
+  users: string[];
+  email?: boolean;
+  sms?: boolean;
+  whatsapp?: boolean;
 }
 
 export interface WatcherBody {
@@ -112,6 +129,28 @@ const triggerSchema = {
     },
     severity: { type: "number", integer: true, min: 1, max: 1000 },
     trigger_relation: { type: "enum", values: ["AND", "OR"] },
+    deadband: [
+      { type: "string", max: 64, optional: true },
+      { type: "number", optional: true },
+    ],
+    clear_delay: { type: "string", max: 32, optional: true },
+    renotify_every: { type: "string", max: 32, optional: true },
+    escalation: {
+      type: "array",
+      optional: true,
+      max: 10,
+      items: {
+        type: "object",
+        strict: true,
+        props: {
+          after: { type: "string", max: 32 },
+          users: { type: "array", max: 200, items: { type: "string", max: 320 } },
+          email: { type: "boolean", optional: true },
+          sms: { type: "boolean", optional: true },
+          whatsapp: { type: "boolean", optional: true },
+        },
+      },
+    },
   },
 } as const;
 
@@ -123,6 +162,8 @@ const readOnly = {
   last_update_time: optional,
   latest_alert_date: optional,
   total_alerts: optional,
+  // The fetch's maintenance windows; changed only through their own routes.
+  suppressions: optional,
 } as const;
 
 /** Query keys of ops 1 and 3 (the system variants). `is_hidden` is also a read-only body field. */
@@ -181,6 +222,15 @@ export function checkTriggers(triggers: TriggerBody[], texts: CheckTexts, hidden
     if (ids.has(t.id)) return MSG.invalidInput(`triggers[${i}].id`);
     ids.add(t.id);
     if (parseDuration(t.minimum_duration) === null) return MSG.invalidInput(`triggers[${i}].minimum_duration`);
+    if (t.deadband !== undefined && !(isNumeric(String(t.deadband)) && Number(t.deadband) >= 0)) return MSG.invalidInput(`triggers[${i}].deadband`);
+    if (t.clear_delay !== undefined && parseDuration(t.clear_delay) === null) return MSG.invalidInput(`triggers[${i}].clear_delay`);
+    // A period of 0 would notify on every tick of the follow-up job.
+    if (t.renotify_every !== undefined && !((parseDuration(t.renotify_every) ?? 0) > 0)) return MSG.invalidInput(`triggers[${i}].renotify_every`);
+    for (const [j, e] of (t.escalation ?? []).entries()) {
+      if (parseDuration(e.after) === null) return MSG.invalidInput(`triggers[${i}].escalation[${j}].after`);
+      if (e.users.length === 0) return MSG.invalidInput(`triggers[${i}].escalation[${j}].users`);
+      if (!e.email && !e.sms && !e.whatsapp) return MSG.invalidInput(`triggers[${i}].escalation[${j}]`);
+    }
     for (const [j, c] of (t.condition ?? []).entries()) {
       if (!isNumeric(String(c.threshold))) return MSG.invalidInput(`triggers[${i}].condition[${j}].threshold`);
     }
@@ -198,6 +248,20 @@ export function normalizeTriggers(triggers: TriggerBody[]): TriggerBody[] {
     notifyTo: { email: t.notifyTo.email, sms: t.notifyTo.sms, whatsapp: t.notifyTo.whatsapp, users: [...new Set(t.notifyTo.users)] },
     severity: t.severity,
     trigger_relation: t.trigger_relation,
+    ...(t.deadband !== undefined ? { deadband: String(t.deadband).trim() } : {}),
+    ...(t.clear_delay !== undefined ? { clear_delay: t.clear_delay.trim() } : {}),
+    ...(t.renotify_every !== undefined ? { renotify_every: t.renotify_every.trim() } : {}),
+    ...(t.escalation !== undefined
+      ? {
+          escalation: t.escalation.map((e) => ({
+            after: e.after.trim(),
+            users: [...new Set(e.users)],
+            email: e.email ?? false,
+            sms: e.sms ?? false,
+            whatsapp: e.whatsapp ?? false,
+          })),
+        }
+      : {}),
   }));
 }
 
@@ -211,6 +275,9 @@ export function compileRule(t: TriggerBody): TriggerRule {
     })),
     relation: t.trigger_relation,
     minimumMs: parseDuration(t.minimum_duration) ?? 0,
+    // Only when set: a rule without them compiles to the same JSON as before, so its state is kept.
+    ...(t.deadband !== undefined ? { deadband: Number(t.deadband) } : {}),
+    ...(t.clear_delay !== undefined ? { clearDelayMs: parseDuration(t.clear_delay) ?? 0 } : {}),
   };
 }
 

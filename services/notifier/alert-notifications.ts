@@ -10,12 +10,15 @@ import type { Context, ServiceBroker } from "moleculer";
 import type { DataSource } from "typeorm";
 import { STREAMS, type AlertingStreams, type AlertOpened } from "../alerting/contract";
 import { authClient, type UserContact } from "../auth/contract";
+import { resolveSite } from "../config/contract";
 import { inScope, scopeOf, type Principal } from "../../lib/access";
+import { config } from "../../lib/config";
 import type { Caller } from "../../lib/contract";
 import { countDomain } from "../../lib/metrics";
 import { compileParams, MAX_TEXT } from "../../lib/validation";
 import type { StreamConsumers } from "../../mixins/stream.mixin";
 import type { Medium, SendResult } from "./delivery";
+import { localIso } from "./local-time";
 import { claimDue, recordAttempt, recordNotification } from "./notifications.repo";
 import { phoneNumber } from "./twilio";
 
@@ -30,12 +33,38 @@ export interface NotifierThis {
 
 const fmt = (v: number | null): string => (v === null ? "n/a" : String(Math.round(v * 1000) / 1000));
 
+/** How a follow-up's subject starts, so that it is not read as a new alert. */
+const FOLLOWUP_PREFIX: Record<string, string> = { renotify: "Reminder: ", escalation: "Escalation: ", shelf: "Shelf ended: " };
+
 export function alertSubject(a: AlertOpened): string {
-  return `[${a.severity}] ${a.trigger_name}: ${a.asset || a.monitor} at ${a.plant}, ${a.site}`;
+  const prefix = a.followup ? (FOLLOWUP_PREFIX[a.followup.split(":")[0]] ?? "") : "";
+  return `${prefix}[${a.severity}] ${a.trigger_name}: ${a.asset || a.monitor} at ${a.plant}, ${a.site}`;
 }
 
-/** Names the site, plant, asset, monitor, tag, value, threshold, severity and start time. */
-export function alertText(a: AlertOpened): string {
+/** How an alert's message reads for its people: the site's time zone, and where the console is. */
+export interface AlertContent {
+  /** IANA zone of the alert's site; undefined: UTC. */
+  timeZone: string | undefined;
+  /** The service's public base URL (PUBLIC_URL), no trailing slash. */
+  publicUrl: string;
+}
+
+const defaultContent = (a: AlertOpened): AlertContent => ({ timeZone: a.timezone, publicUrl: config().publicUrl });
+
+/** The console's page of the alert, where it is acknowledged (the link format is fixed: EXTENSIONS.md §1). */
+export const alertLink = (publicUrl: string, alert_id: string): string => `${publicUrl}/#/alerts/${alert_id}`;
+
+/** The start as the site reads it: local time with its offset, and the zone's name. */
+function started(a: AlertOpened, content: AlertContent): string {
+  const zone = content.timeZone ? ` (${content.timeZone})` : "";
+  return `${localIso(a.start_ts, content.timeZone)}${zone}`;
+}
+
+/**
+ * Names the site, plant, asset, monitor, tag, value, threshold, severity and start time (in the
+ * site's time zone), and says what to do: look, then acknowledge at the console's link.
+ */
+export function alertText(a: AlertOpened, content: AlertContent = defaultContent(a)): string {
   const unit = a.unit ? ` ${a.unit}` : "";
   const lines = [
     `Alert: ${a.trigger_name} (watcher ${a.watcher_name})`,
@@ -46,19 +75,36 @@ export function alertText(a: AlertOpened): string {
     `Monitor: ${a.monitor}`,
     `Tag: ${a.tag}`,
     `Value: ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit})`,
-    `Started: ${a.start_time}`,
+    `Started: ${started(a, content)}`,
   ];
   for (const c of a.conditions.slice(1)) {
     lines.push(`Also: ${c.monitor} ${c.tag} = ${fmt(c.value)}${c.tag_unit ? ` ${c.tag_unit}` : ""} (threshold ${c.comparison} ${fmt(c.threshold)})`);
   }
   lines.push(`Alert ID: ${a.alert_id}`);
+  lines.push(
+    "",
+    "What to do: check the asset now, then acknowledge the alert so that the team knows it is being handled",
+    "(unacknowledged alerts may be escalated):",
+    `Acknowledge: ${alertLink(content.publicUrl, a.alert_id)}`,
+  );
   return lines.join("\n");
 }
 
-/** One line for a phone. */
-export function alertShortText(a: AlertOpened): string {
+/** One line for a phone, with the link to acknowledge. */
+export function alertShortText(a: AlertOpened, content: AlertContent = defaultContent(a)): string {
   const unit = a.unit ? ` ${a.unit}` : "";
-  return `${a.severity} alert: ${a.trigger_name}. ${a.site} / ${a.plant} / ${a.asset} / ${a.monitor}: ${a.tag} ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit}) since ${a.start_time}`;
+  return `${a.severity} alert: ${a.trigger_name}. ${a.site} / ${a.plant} / ${a.asset} / ${a.monitor}: ${a.tag} ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit}) since ${localIso(a.start_ts, content.timeZone)}. Acknowledge: ${alertLink(content.publicUrl, a.alert_id)}`;
+}
+
+/**
+ * The site's zone: the notice's own, else config's (a notice staged before notices carried it);
+ * undefined (UTC) when neither can say. Config down is not worth holding a notice back for.
+ */
+async function siteZone(self: NotifierThis, caller: Caller, a: AlertOpened): Promise<string | undefined> {
+  if (a.timezone) return a.timezone;
+  if (!a.site_id || !self.broker.registry.actions.isAvailable("config.sites.resolve")) return undefined;
+  const site = await resolveSite(caller, a.site_id).catch(() => null);
+  return site?.timezone || undefined;
 }
 
 const MEDIA: Medium[] = ["email", "sms", "whatsapp"];
@@ -83,6 +129,7 @@ const ALERT_PARAMS = {
   // Optional: notices queued before alerts carried their place have none (and are delivered as then).
   site_id: { ...anyText, optional: true },
   plant_id: { ...anyText, optional: true },
+  timezone: { ...anyText, optional: true },
   function: anyText,
   asset: anyText,
   monitor: anyText,
@@ -96,6 +143,8 @@ const ALERT_PARAMS = {
     type: "object",
     props: { email: "boolean", sms: "boolean", whatsapp: "boolean", users: { type: "array", max: 200, items: { type: "string", max: 320 } } },
   },
+  // A re-notification, an escalation tier or a shelf's end (alerting's followups.ts): its own key part.
+  followup: { type: "string", max: 64, optional: true },
 };
 /** The stream's messages skip the action's params check: the same check, so a malformed one is dead-lettered, not recorded. */
 const checkAlert = compileParams(ALERT_PARAMS);
@@ -139,6 +188,7 @@ async function notifyAlert(self: NotifierThis, caller: Caller, a: AlertOpened): 
   const contacts = await Promise.all(
     a.notifyTo.users.map((username) => authClient.call(caller, "users.resolve", { username })),
   );
+  const content: AlertContent = { timeZone: await siteZone(self, caller, a), publicUrl: config().publicUrl };
   const results: SendResult[] = [];
   for (const [i, username] of a.notifyTo.users.entries()) {
     const found = contacts[i] ?? null;
@@ -153,8 +203,9 @@ async function notifyAlert(self: NotifierThis, caller: Caller, a: AlertOpened): 
           medium,
           recipient,
           subject: medium === "email" ? alertSubject(a) : null,
-          body: medium === "email" ? alertText(a) : alertShortText(a),
-          idempotency_key: `alert:${a.alert_id}:${username.toLowerCase()}:${medium}`,
+          body: medium === "email" ? alertText(a, content) : alertShortText(a, content),
+          // A follow-up is a notification of its own, once: its key part follows the opening's key.
+          idempotency_key: `alert:${a.alert_id}:${username.toLowerCase()}:${medium}${a.followup ? `:${a.followup}` : ""}`,
           sensitive: false,
         },
         Date.now(),

@@ -146,8 +146,8 @@ describe("from readings to the on-call phone", () => {
     expect(open[0]).toMatchObject({ state: "active", severity: "High", trigger_id: "t1", watcher_name: "Bearing night watch", end_time: null });
 
     const [mail] = await smtp.waitFor(1, { to: "oncall-e1@example.com" });
-    expect(mail.raw).toContain("Value: 87.25 C (threshold >= 80 C)");
-    expect(mail.raw).toContain("Monitor: Bearing e1");
+    expect(mail.text).toContain("Value: 87.25 C (threshold >= 80 C)");
+    expect(mail.text).toContain("Monitor: Bearing e1");
     const messages = await twilio.waitFor(2);
     expect(messages.map((m) => m.To).sort()).toEqual(["+447700900123", "whatsapp:+447700900123"]);
     expect(messages.every((m) => m.Body.includes("Temperature 87.25 C (threshold >= 80 C)"))).toBe(true);

@@ -49,6 +49,8 @@ beforeAll(async () => {
       TWILIO_SMS_FROM: "+15550001111",
       TWILIO_WHATSAPP_FROM: "+15550002222",
       TWILIO_API_BASE: twilio.base,
+      // The links in notifications start with it; a trailing slash is dropped.
+      PUBLIC_URL: "https://ims.example.com/",
     },
   });
   place = await makePlace(t.http, "n1");
@@ -60,7 +62,7 @@ afterAll(async () => {
 });
 
 describe("alert notifications", () => {
-  it("emails, texts and WhatsApps each user once when an alert opens", async () => {
+  it("emails, texts and WhatsApps each user once when an alert opens, in the site's time zone, with the link to acknowledge", async () => {
     await makeUser(t.http, {
       username: "oncall-n1@example.com",
       user_type: "plant-admin",
@@ -84,7 +86,10 @@ describe("alert notifications", () => {
     expect(out.opened).toBe(1);
 
     const [mail] = await smtp.waitFor(1, { to: "oncall-n1@example.com" });
-    const start = new Date(ts).toISOString().replace(/\.\d{3}Z$/, "+00:00");
+    // The site is in Asia/Kolkata: times read at +05:30 there, whatever the server's zone.
+    const start = new Date(Math.floor(ts / 1000) * 1000 + 330 * 60_000).toISOString().replace(/\.\d{3}Z$/, "+05:30");
+    const [{ alert_id }] = await query<{ alert_id: string }>(`SELECT alert_id FROM alerting.alerts`);
+    const link = `https://ims.example.com/#/alerts/${alert_id}`;
     expect(mail.raw).toMatch(/Subject: \[High\] Bearing hot: Pump n1 at Plant n1, Site n1/);
     for (const line of [
       "Severity: High",
@@ -94,9 +99,11 @@ describe("alert notifications", () => {
       "Monitor: Bearing n1",
       "Tag: Temperature",
       "Value: 93.5 C (threshold >= 80 C)",
-      `Started: ${start}`,
+      `Started: ${start} (Asia/Kolkata)`,
+      "What to do: check the asset now, then acknowledge the alert",
+      `Acknowledge: ${link}`,
     ]) {
-      expect(mail.raw).toContain(line);
+      expect(mail.text).toContain(line);
     }
 
     const messages = await twilio.waitFor(2);
@@ -104,7 +111,7 @@ describe("alert notifications", () => {
     const whatsapp = messages.find((m) => m.To.startsWith("whatsapp:"));
     expect(sms).toMatchObject({ path: `/2010-04-01/Accounts/${SID}/Messages.json`, credentials: `${SID}:secret-token`, From: "+15550001111", To: "+919876543210" });
     expect(whatsapp).toMatchObject({ From: "whatsapp:+15550002222", To: "whatsapp:+919876543210" });
-    const expected = `High alert: Bearing hot. Site n1 / Plant n1 / Pump n1 / Bearing n1: Temperature 93.5 C (threshold >= 80 C) since ${start}`;
+    const expected = `High alert: Bearing hot. Site n1 / Plant n1 / Pump n1 / Bearing n1: Temperature 93.5 C (threshold >= 80 C) since ${start}. Acknowledge: ${link}`;
     expect(sms?.Body).toBe(expected);
     expect(whatsapp?.Body).toBe(expected);
 

@@ -139,6 +139,8 @@ describe("fetch, list and count (ops 4-6)", () => {
         "latest_alert_date",
         "total_alerts",
         "triggers",
+        // EXTENSIONS.md §1: the fetch (only) gains the watcher's maintenance windows.
+        "suppressions",
       ].sort(),
     );
     expect(res.body).toMatchObject({

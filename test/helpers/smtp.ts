@@ -10,6 +10,19 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   raw: string;
+  /** The message as a reader sees it: the headers, then the body with its quoted-printable encoding undone. */
+  text: string;
+}
+
+/** A plain-text message's body decoded as a mail client decodes it (nodemailer quotes lines over 76 characters). */
+function readable(raw: string): string {
+  const split = raw.search(/\r?\n\r?\n/);
+  if (split < 0 || !/^Content-Transfer-Encoding: quoted-printable/im.test(raw.slice(0, split))) return raw;
+  const body = raw
+    .slice(split)
+    .replace(/=\r?\n/g, "")
+    .replace(/(?:=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ""), "hex").toString("utf8"));
+  return raw.slice(0, split) + body;
 }
 
 export interface TestSmtp {
@@ -45,6 +58,7 @@ export async function startSmtp(opts: { refuse?: (dataCommand: number) => number
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString("utf8"),
+          text: readable(Buffer.concat(chunks).toString("utf8")),
         });
         callback(null);
       });
