@@ -7,6 +7,7 @@
  * - suppressions.actions.ts: a watcher's maintenance windows (alerts opened inside one are suppressed);
  * - watchers.methods.ts: scope checks, watcher writes, the system watcher of a condition gateway;
  * - live.ts: the readings stream's consumer, evaluation, series clocks, opened alerts' notices;
+ * - nodata.job.ts: `no_data` alerts of series gone silent while their pipeline runs (rules in nodata.ts);
  * - followups.job.ts: re-notifications, escalation tiers and shelf ends when due (rules in followups.ts);
  * - contract.ts: the alerts stream it publishes (through the stream mixin's outbox) for the notifier;
  * - domain: watchers.ts (body, checks, system triggers), evaluator.ts (the rule), evaluation.ts
@@ -22,6 +23,7 @@ import type { MonitorRegisteredEvent, MonitorUnregisteredEvent, PipelineStreams 
 import type { AlertingLocals, AlertingMethods, AlertingThis, Ctx } from "./alerting.types";
 import { ALERT_ACTIONS } from "./alerts.actions";
 import { FOLLOWUP_MS, sendDueFollowups } from "./followups.job";
+import { NO_DATA_TICK_MS, openSilentAlerts } from "./nodata.job";
 import { LIFECYCLE_ACTIONS } from "./alerts.lifecycle.actions";
 import { KPI_ACTIONS } from "./kpi.actions";
 import { KPI_SCHEMAS } from "./kpi.openapi";
@@ -57,6 +59,13 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
       everyMs: FOLLOWUP_MS,
       run() {
         return sendDueFollowups(this);
+      },
+    },
+    // Triggers' series silent for their no_data while the pipeline runs (nodata.job.ts).
+    noData: {
+      everyMs: NO_DATA_TICK_MS,
+      run() {
+        return openSilentAlerts(this);
       },
     },
   },

@@ -52,6 +52,9 @@ export interface AlertOpened {
    * each follow-up is sent once. Absent: the opening's own notice.
    */
   followup?: string;
+  /** `no_data` when the alert is a silence (nodata.ts): `value` is null and `no_data` the trigger's duration. Absent: a condition. */
+  reason?: "no_data";
+  no_data?: string;
 }
 
 /** The streams alerting publishes, by name: `StreamConsumers<This, AlertingStreams>` types a consumer's handlers. */

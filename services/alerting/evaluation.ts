@@ -19,7 +19,9 @@ import { newId } from "../../lib/ids";
 import {
   advanceClocks,
   batchState,
+  closeNoDataAlerts,
   closeTriggerAlert,
+  heardFrom,
   insertAlert,
   insertFollowups,
   lockTriggers,
@@ -31,7 +33,7 @@ import {
   type Transactional,
   type TriggerRow,
 } from "./repo";
-import { holdingConditions, step, type Reading, type TriggerState } from "./evaluator";
+import { holdingConditions, step, type ConditionRule, type Reading, type TriggerState } from "./evaluator";
 import type { WatcherRow } from "./watchers";
 import { severityName } from "./severity";
 import { isoWithOffset } from "./time";
@@ -39,6 +41,7 @@ import { typeOfData } from "./alerts";
 import type { ResolvedMonitor } from "../config/contract";
 import type { AlertCondition, AlertOpened } from "./contract";
 import { followupRule, openingFollowups } from "./followups";
+import { silentConditions } from "./nodata";
 
 export type { SeriesClock, Transactional } from "./repo";
 
@@ -134,6 +137,8 @@ export async function evaluateBatch(
     if (fresh.length) bySeries.set(key, fresh);
     else bySeries.delete(key);
   }
+  // no_data: the series heard again (not late) are due again, and a silence they end closes its alert.
+  if (bySeries.size && seen.some((t) => t.rule.noDataMs)) outcome.closed.push(...(await heard(db, bySeries)));
   if (bySeries.size === 0 || seen.length === 0) {
     await clocks(newestOf(bySeries), null);
     return outcome;
@@ -179,12 +184,51 @@ export async function evaluateBatch(
         const closed = await closeTriggerAlert(tx, e.c.t.watcher_id, e.c.t.trigger_id, e.c.end);
         outcome.closed.push(...closed.map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) })));
       } else if (context) {
-        const opened = await openAlert(tx, e.o.t, e.o.start, e.o.state, context, notices);
+        const opened = await openAlert(tx, e.o.t, e.o.start, holdingConditions(e.o.t.rule, e.o.state), context, notices);
         if (opened) outcome.opened.push(opened);
       }
     }
     return outcome;
   });
+}
+
+/** A batch's series heard at arrival: due again, and the no_data alerts of silences they ended closed. */
+async function heard(db: Sql, bySeries: Map<string, Reading[]>): Promise<AlertClosed[]> {
+  const now = Date.now();
+  const series = [...bySeries.values()].map((l) => l[0]);
+  const ended = await heardFrom(
+    db,
+    series.map((r) => r.monitor_id),
+    series.map((r) => r.tag_id),
+    now,
+  );
+  if (ended.length === 0) return [];
+  const closed = await closeNoDataAlerts(db, ended, now);
+  return closed.map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) }));
+}
+
+/** A trigger whose series fell silent while its pipeline runs (nodata.ts): its no_data alert opens at `start`. */
+export interface Silence {
+  t: TriggerRow;
+  start: number;
+  series: { monitor_id: string; tag_id: string }[];
+}
+
+/**
+ * Opens no_data alerts in the caller's transaction, through the same opening as a condition's
+ * (names, suppression windows, notice staged, follow-ups); a trigger with an active no_data alert
+ * already opens none (its unique index). Answers the alerts opened.
+ */
+export async function openNoDataAlerts(tx: Sql, silences: Silence[], describe: Describer, notices: NoticeSink): Promise<AlertOpened[]> {
+  if (silences.length === 0) return [];
+  const context = await openingContext(tx, silences.map((s) => s.t), describe, Math.min(...silences.map((s) => s.start)));
+  const opened: AlertOpened[] = [];
+  for (const s of silences) {
+    const silent = silentConditions(s.t.rule, s.series).map((rule) => ({ rule, value: null }));
+    const alert = await openAlert(tx, s.t, s.start, silent, context, notices, "no_data");
+    if (alert) opened.push(alert);
+  }
+  return opened;
 }
 
 interface OpeningContext {
@@ -217,14 +261,14 @@ async function openAlert(
   tx: Sql,
   t: TriggerRow,
   start: number,
-  state: TriggerState,
+  holding: { rule: ConditionRule; value: number | null }[],
   ctx: OpeningContext,
   notices: NoticeSink,
+  reason: "condition" | "no_data" = "condition",
 ): Promise<AlertOpened | null> {
   const w = ctx.watchers.get(t.watcher_id);
   const trigger = w?.triggers.find((x) => x.id === t.trigger_id);
   if (!w || !trigger) return null;
-  const holding = holdingConditions(t.rule, state);
   const conditions: AlertCondition[] = holding.map(({ rule, value }) => {
     const m = ctx.monitors.get(rule.monitor_id);
     const tag = m?.tags.find((x) => x.tag_id === rule.tag_id);
@@ -272,6 +316,7 @@ async function openAlert(
     start_ts: start,
     details,
     opened_at: Date.now(),
+    reason,
     suppressed,
   });
   if (!inserted) return null;
@@ -300,6 +345,8 @@ async function openAlert(
     unit: first?.tag_unit ?? "",
     conditions,
     notifyTo: trigger.notifyTo,
+    // A silence, not a value: the notifier says which tag went quiet and for how long.
+    ...(reason === "no_data" ? { reason, no_data: trigger.no_data ?? "" } : {}),
   };
   const wantsNotice = trigger.notifyTo.users.length > 0 && (trigger.notifyTo.email || trigger.notifyTo.sms || trigger.notifyTo.whatsapp);
   // A suppressed alert is recorded, not notified: no notice is staged, and no follow-up.

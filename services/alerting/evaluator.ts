@@ -43,6 +43,8 @@ export interface TriggerRule {
   deadband?: number;
   /** Off-delay (ms) before an active alert closes; absent (or 0): none. */
   clearDelayMs?: number;
+  /** `no_data` (ms): a silent series opens a `no_data` alert (nodata.ts, not this evaluator); absent: none. */
+  noDataMs?: number;
 }
 
 export interface ConditionState {

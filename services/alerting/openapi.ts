@@ -136,6 +136,14 @@ export const ALERTING_SCHEMAS = {
         ...described(str, "optional off-delay: the conditions must stop holding this long before an active alert closes; a number with a unit suffix ms, s, m or h", "30s"),
         "x-unit": "ms | s | m | h (suffix)",
       },
+      no_data: {
+        ...described(
+          str,
+          "optional: while the watcher's gateway (pipeline) is running, no reading of a condition's tag for this long opens an alert with reason no_data; the tag's next reading closes it; a number with a unit suffix ms, s, m or h, more than 0",
+          "5m",
+        ),
+        "x-unit": "ms | s | m | h (suffix)",
+      },
       renotify_every: {
         ...described(
           str,

@@ -13,6 +13,7 @@ import { initialState, type TriggerRule, type TriggerState } from "./evaluator";
 import { compileRule, type NotifyTo, type TriggerBody, type WatcherRow } from "./watchers";
 import type { AlertOpened } from "./contract";
 import type { AlertStanding, Followup, FollowupKind } from "./followups";
+import { dueAfter, watchedSeries, type WatchedSeries } from "./nodata";
 
 export interface Sql {
   query(sql: string, params?: unknown[]): Promise<unknown>;
@@ -178,6 +179,15 @@ export async function syncTriggers(q: Sql, watcher_id: string, triggers: Trigger
         [series.map((s) => s[0]), series.map((s) => s[1]), watcher_id, id],
       );
     }
+    const quiet = watchedSeries(rule);
+    if (quiet.length) {
+      // A new trigger's silence counts from now: its first reading is due within no_data.
+      await q.query(
+        `INSERT INTO no_data_series (watcher_id, trigger_id, monitor_id, tag_id, no_data_ms, last_seen, due_at)
+         SELECT $3, $4, m, t, $5, $6, $7 FROM unnest($1::text[], $2::text[]) AS s(m, t)`,
+        [quiet.map((s) => s.monitor_id), quiet.map((s) => s.tag_id), watcher_id, id, rule.noDataMs, now, dueAfter(now, rule.noDataMs ?? 0)],
+      );
+    }
   }
 }
 
@@ -257,14 +267,14 @@ export async function writeTriggerStates(tx: Sql, triggers: TriggerRow[]): Promi
 
 // ---- alerts ----------------------------------------------------------------------------------
 
-/** Closes a trigger's active alert at `end` (never before its start); answers what it closed. */
+/** Closes a trigger's active condition alert at `end` (never before its start); answers what it closed. A no_data alert closes on its own (closeNoDataAlerts). */
 export async function closeTriggerAlert(tx: Sql, watcher_id: string, trigger_id: string, end: number): Promise<{ alert_id: string; severity: number }[]> {
   // The history's `closed` entry is written by the same statement (its CTE), in the caller's transaction.
   return rows<{ alert_id: string; severity: number }>(
     tx,
     `WITH closed AS (
        UPDATE alerts SET state = 'closed', end_ts = GREATEST($3::bigint, start_ts)
-        WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' RETURNING alert_id, severity, end_ts
+        WHERE watcher_id = $1 AND trigger_id = $2 AND state = 'active' AND reason = 'condition' RETURNING alert_id, severity, end_ts
      ), logged AS (
        INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, end_ts, NULL, 'closed' FROM closed
      )
@@ -644,5 +654,104 @@ export async function finishFollowup(tx: Sql, f: Followup, next_due: number | nu
     `UPDATE alert_followups SET due_at = COALESCE($4, due_at), done = ($4::bigint IS NULL), sent = sent + $5
       WHERE alert_id = $1 AND kind = $2 AND tier = $3`,
     [f.alert_id, f.kind, f.tier, next_due, sent ? 1 : 0],
+  );
+}
+
+// ---- no_data: silent series (nodata.ts) --------------------------------------------------------
+
+/**
+ * The series of a batch were heard at `now` (arrival time): each due again `no_data` later, and
+ * no longer silent. Answers the triggers of which a silent series was heard (their no_data alert
+ * may close). One statement; rows locked in key order, and a row the job holds is waited for and
+ * read as the job left it.
+ */
+export async function heardFrom(q: Sql, monitor_ids: string[], tag_ids: string[], now: number): Promise<{ watcher_id: string; trigger_id: string }[]> {
+  return rows(
+    q,
+    `WITH s AS (SELECT * FROM unnest($1::text[], $2::text[]) AS s(monitor_id, tag_id)),
+     old AS (
+       SELECT n.watcher_id, n.trigger_id, n.monitor_id, n.tag_id, n.silent FROM no_data_series n JOIN s USING (monitor_id, tag_id)
+        ORDER BY n.watcher_id, n.trigger_id, n.monitor_id, n.tag_id FOR UPDATE OF n
+     ), heard AS (
+       UPDATE no_data_series n SET last_seen = GREATEST(n.last_seen, $3), due_at = GREATEST(n.last_seen, $3) + n.no_data_ms, silent = false
+         FROM old
+        WHERE n.watcher_id = old.watcher_id AND n.trigger_id = old.trigger_id AND n.monitor_id = old.monitor_id AND n.tag_id = old.tag_id
+        RETURNING n.watcher_id, n.trigger_id, old.silent
+     )
+     SELECT DISTINCT watcher_id, trigger_id FROM heard WHERE silent`,
+    [monitor_ids, tag_ids, now],
+  );
+}
+
+/** Closes these triggers' active no_data alerts at `end`, those of which no series is silent any more; answers what it closed. */
+export async function closeNoDataAlerts(q: Sql, keys: { watcher_id: string; trigger_id: string }[], end: number): Promise<{ alert_id: string; severity: number }[]> {
+  return rows(
+    q,
+    `WITH k AS (SELECT * FROM unnest($1::uuid[], $2::text[]) AS k(watcher_id, trigger_id)),
+     closed AS (
+       UPDATE alerts a SET state = 'closed', end_ts = GREATEST($3::bigint, a.start_ts)
+         FROM k
+        WHERE a.watcher_id = k.watcher_id AND a.trigger_id = k.trigger_id AND a.state = 'active' AND a.reason = 'no_data'
+          AND NOT EXISTS (SELECT 1 FROM no_data_series n WHERE n.watcher_id = k.watcher_id AND n.trigger_id = k.trigger_id AND n.silent)
+        RETURNING a.alert_id, a.severity, a.end_ts
+     ), logged AS (
+       INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, end_ts, NULL, 'closed' FROM closed
+     )
+     SELECT alert_id, severity FROM closed`,
+    [keys.map((k) => k.watcher_id), keys.map((k) => k.trigger_id), end],
+  );
+}
+
+/** The gateways of the series due at `now` (not locked: their pipelines' status is asked before the claim). */
+export async function dueSilentGateways(q: Sql, now: number): Promise<string[]> {
+  const found = await rows<{ gateway_id: string }>(
+    q,
+    `SELECT DISTINCT w.gateway_id FROM no_data_series n JOIN watchers w USING (watcher_id) WHERE NOT n.silent AND n.due_at <= $1`,
+    [now],
+  );
+  return found.map((r) => r.gateway_id);
+}
+
+/**
+ * Claims up to `limit` series due at `now` on these gateways for the caller's transaction: locked,
+ * and skipped by every other replica's claim (SKIP LOCKED) until that transaction ends.
+ */
+export async function claimSilentSeries(tx: Sql, now: number, gateway_ids: string[], limit: number): Promise<WatchedSeries[]> {
+  const found = await rows<WatchedSeries & { no_data_ms: string; last_seen: string; due_at: string }>(
+    tx,
+    `SELECT n.watcher_id, n.trigger_id, n.monitor_id, n.tag_id, n.no_data_ms, n.last_seen, n.due_at, w.gateway_id
+       FROM no_data_series n JOIN watchers w USING (watcher_id)
+      WHERE NOT n.silent AND n.due_at <= $1 AND w.gateway_id = ANY($2::text[])
+      ORDER BY n.due_at
+      LIMIT $3
+        FOR UPDATE OF n SKIP LOCKED`,
+    [now, gateway_ids, limit],
+  );
+  return found.map((r) => ({ ...r, no_data_ms: Number(r.no_data_ms), last_seen: Number(r.last_seen), due_at: Number(r.due_at) }));
+}
+
+/** Claimed series: silent (`due_at` null) or due again at `due_at`. */
+export async function settleSeries(tx: Sql, series: { s: WatchedSeries; due_at: number | null }[]): Promise<void> {
+  if (series.length === 0) return;
+  await tx.query(
+    `UPDATE no_data_series n SET silent = (x.due_at IS NULL), due_at = COALESCE(x.due_at, n.due_at)
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS x(watcher_id, trigger_id, monitor_id, tag_id, due_at)
+      WHERE n.watcher_id = x.watcher_id AND n.trigger_id = x.trigger_id AND n.monitor_id = x.monitor_id AND n.tag_id = x.tag_id`,
+    [
+      series.map((x) => x.s.watcher_id),
+      series.map((x) => x.s.trigger_id),
+      series.map((x) => x.s.monitor_id),
+      series.map((x) => x.s.tag_id),
+      series.map((x) => x.due_at),
+    ],
+  );
+}
+
+/** Triggers' evaluation rows, not locked (the no_data job needs their rule only). */
+export async function triggerRows(q: Sql, keys: { watcher_id: string; trigger_id: string }[]): Promise<TriggerRow[]> {
+  return rows<TriggerRow>(
+    q,
+    `SELECT watcher_id, trigger_id, rule, state FROM triggers WHERE (watcher_id, trigger_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
+    [keys.map((k) => k.watcher_id), keys.map((k) => k.trigger_id)],
   );
 }

@@ -36,6 +36,8 @@ export interface TriggerBody {
   deadband?: string;
   /** Off-delay before an active alert closes, a duration like `minimum_duration`. Absent: none. */
   clear_delay?: string;
+  /** A running pipeline sending no reading of a condition's tag this long opens a `no_data` alert (nodata.ts). Absent: none. */
+  no_data?: string;
   /** Notify again every period while active, unacknowledged and not shelved (followups.ts). Absent: once. */
   renotify_every?: string;
   /** Tiers told when the alert is still unacknowledged `after` its opening, once each (followups.ts). Absent: none. */
@@ -134,6 +136,7 @@ const triggerSchema = {
       { type: "number", optional: true },
     ],
     clear_delay: { type: "string", max: 32, optional: true },
+    no_data: { type: "string", max: 32, optional: true },
     renotify_every: { type: "string", max: 32, optional: true },
     escalation: {
       type: "array",
@@ -224,6 +227,8 @@ export function checkTriggers(triggers: TriggerBody[], texts: CheckTexts, hidden
     if (parseDuration(t.minimum_duration) === null) return MSG.invalidInput(`triggers[${i}].minimum_duration`);
     if (t.deadband !== undefined && !(isNumeric(String(t.deadband)) && Number(t.deadband) >= 0)) return MSG.invalidInput(`triggers[${i}].deadband`);
     if (t.clear_delay !== undefined && parseDuration(t.clear_delay) === null) return MSG.invalidInput(`triggers[${i}].clear_delay`);
+    // A silence of 0 would hold between any two readings.
+    if (t.no_data !== undefined && !((parseDuration(t.no_data) ?? 0) > 0)) return MSG.invalidInput(`triggers[${i}].no_data`);
     // A period of 0 would notify on every tick of the follow-up job.
     if (t.renotify_every !== undefined && !((parseDuration(t.renotify_every) ?? 0) > 0)) return MSG.invalidInput(`triggers[${i}].renotify_every`);
     for (const [j, e] of (t.escalation ?? []).entries()) {
@@ -250,6 +255,7 @@ export function normalizeTriggers(triggers: TriggerBody[]): TriggerBody[] {
     trigger_relation: t.trigger_relation,
     ...(t.deadband !== undefined ? { deadband: String(t.deadband).trim() } : {}),
     ...(t.clear_delay !== undefined ? { clear_delay: t.clear_delay.trim() } : {}),
+    ...(t.no_data !== undefined ? { no_data: t.no_data.trim() } : {}),
     ...(t.renotify_every !== undefined ? { renotify_every: t.renotify_every.trim() } : {}),
     ...(t.escalation !== undefined
       ? {
@@ -278,6 +284,7 @@ export function compileRule(t: TriggerBody): TriggerRule {
     // Only when set: a rule without them compiles to the same JSON as before, so its state is kept.
     ...(t.deadband !== undefined ? { deadband: Number(t.deadband) } : {}),
     ...(t.clear_delay !== undefined ? { clearDelayMs: parseDuration(t.clear_delay) ?? 0 } : {}),
+    ...(t.no_data !== undefined ? { noDataMs: parseDuration(t.no_data) ?? 0 } : {}),
   };
 }
 

@@ -74,11 +74,12 @@ export function alertText(a: AlertOpened, content: AlertContent = defaultContent
     `Asset: ${a.asset}`,
     `Monitor: ${a.monitor}`,
     `Tag: ${a.tag}`,
-    `Value: ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit})`,
+    a.reason === "no_data" ? `No data: no reading for ${a.no_data} while the gateway runs` : `Value: ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit})`,
     `Started: ${started(a, content)}`,
   ];
   for (const c of a.conditions.slice(1)) {
-    lines.push(`Also: ${c.monitor} ${c.tag} = ${fmt(c.value)}${c.tag_unit ? ` ${c.tag_unit}` : ""} (threshold ${c.comparison} ${fmt(c.threshold)})`);
+    if (a.reason === "no_data") lines.push(`Also no data: ${c.monitor} ${c.tag}`);
+    else lines.push(`Also: ${c.monitor} ${c.tag} = ${fmt(c.value)}${c.tag_unit ? ` ${c.tag_unit}` : ""} (threshold ${c.comparison} ${fmt(c.threshold)})`);
   }
   lines.push(`Alert ID: ${a.alert_id}`);
   lines.push(
@@ -93,6 +94,9 @@ export function alertText(a: AlertOpened, content: AlertContent = defaultContent
 /** One line for a phone, with the link to acknowledge. */
 export function alertShortText(a: AlertOpened, content: AlertContent = defaultContent(a)): string {
   const unit = a.unit ? ` ${a.unit}` : "";
+  if (a.reason === "no_data") {
+    return `${a.severity} alert: ${a.trigger_name}. ${a.site} / ${a.plant} / ${a.asset} / ${a.monitor}: no ${a.tag} reading for ${a.no_data} since ${localIso(a.start_ts, content.timeZone)}. Acknowledge: ${alertLink(content.publicUrl, a.alert_id)}`;
+  }
   return `${a.severity} alert: ${a.trigger_name}. ${a.site} / ${a.plant} / ${a.asset} / ${a.monitor}: ${a.tag} ${fmt(a.value)}${unit} (threshold ${a.comparison} ${fmt(a.threshold)}${unit}) since ${localIso(a.start_ts, content.timeZone)}. Acknowledge: ${alertLink(content.publicUrl, a.alert_id)}`;
 }
 
@@ -145,6 +149,9 @@ const ALERT_PARAMS = {
   },
   // A re-notification, an escalation tier or a shelf's end (alerting's followups.ts): its own key part.
   followup: { type: "string", max: 64, optional: true },
+  // A silence (alerting's nodata.ts): no value, the trigger's no_data duration instead.
+  reason: { type: "enum", values: ["no_data"], optional: true },
+  no_data: { type: "string", max: 32, optional: true },
 };
 /** The stream's messages skip the action's params check: the same check, so a malformed one is dead-lettered, not recorded. */
 const checkAlert = compileParams(ALERT_PARAMS);

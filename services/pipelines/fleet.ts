@@ -4,6 +4,7 @@
  */
 import { requireWrite, scopeOf } from "../../lib/access";
 import { config } from "../../lib/config";
+import { SharedCache } from "../../lib/cache";
 import { badRequest } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
@@ -82,6 +83,8 @@ export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: s
     await env.db.transaction(async (tx) => {
       for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, statusWhileQueued(ctx.params.action), now);
     });
+    // The status changed: `resolve`'s cached answers (alerting's no_data asks it) are stale.
+    await new SharedCache(ctx.broker).clean("pipelines.resolve:**");
     return MSG.actionQueued;
   });
 }

@@ -5,6 +5,7 @@
  * A reading answered 200 is durable: the batch, its counters and its stream message are one
  * transaction, and the message leaves through the outbox (mixins/stream.mixin.ts).
  */
+import { SharedCache } from "../../lib/cache";
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { countDomain } from "../../lib/metrics";
@@ -190,5 +191,7 @@ export async function ackAction(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: strin
     if (await repo.actionExists(env.db, pipeline.pipeline_id, action_id)) throw new DomainError(409, MSG.actionNotPending);
     throw notFound(MSG.invalidActionId(action_id));
   }
+  // The status changed (running, stopped or error): `resolve`'s cached answers (alerting's no_data asks it) are stale.
+  await new SharedCache(ctx.broker).clean("pipelines.resolve:**");
   return MSG.actionAcknowledged;
 }
