@@ -78,14 +78,7 @@ export function parseDataType(value: string): DataTypeFilter | undefined {
 }
 
 /** IANA zone names only: trends and retention are computed in the site's zone. */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isTimeZone } from "../../lib/time-zone";
 
 /** A latitude or longitude as text: empty (not given) or a decimal number within its range. */
 export function isCoordinate(value: string, limit: number): boolean {
