@@ -17,6 +17,7 @@
  */
 import { newId } from "../../lib/ids";
 import {
+  addHistory,
   advanceClocks,
   batchState,
   closeNoDataAlerts,
@@ -34,7 +35,7 @@ import {
   type TriggerRow,
 } from "./repo";
 import { holdingConditions, step, type ConditionRule, type Reading, type TriggerState } from "./evaluator";
-import type { WatcherRow } from "./watchers";
+import type { NotifyTo, WatcherRow } from "./watchers";
 import { severityName } from "./severity";
 import { isoWithOffset } from "./time";
 import { typeOfData } from "./alerts";
@@ -231,6 +232,12 @@ export async function openNoDataAlerts(tx: Sql, silences: Silence[], describe: D
   return opened;
 }
 
+/** The opening notice's `notified` detail, short like the follow-ups' ("tier 1: …", "re-notification 2"). */
+function openingNoticeDetail(n: NotifyTo): string {
+  const media = (["email", "sms", "whatsapp"] as const).filter((m) => n[m]);
+  return `opening: ${n.users.length} ${n.users.length === 1 ? "recipient" : "recipients"} by ${media.join(", ")}`;
+}
+
 interface OpeningContext {
   watchers: Map<string, WatcherRow>;
   monitors: Map<string, ResolvedMonitor>;
@@ -349,8 +356,13 @@ async function openAlert(
     ...(reason === "no_data" ? { reason, no_data: trigger.no_data ?? "" } : {}),
   };
   const wantsNotice = trigger.notifyTo.users.length > 0 && (trigger.notifyTo.email || trigger.notifyTo.sms || trigger.notifyTo.whatsapp);
-  // A suppressed alert is recorded, not notified: no notice is staged, and no follow-up.
-  if (wantsNotice && !suppressed) await notices(tx, payload);
+  // A suppressed alert is recorded, not notified: no notice is staged, no `notified`, and no follow-up.
+  if (wantsNotice && !suppressed) {
+    await notices(tx, payload);
+    // The notice is part of the opening: at the opening's time, so opened → notified → closed keep
+    // their order whatever clock the readings carry (a backfilled batch, a late series).
+    await addHistory(tx, alert_id, { at: start, by: null, action: "notified", detail: openingNoticeDetail(trigger.notifyTo) });
+  }
   // Re-notifications and escalations are due from the opening; the notice is kept for them and a shelf's end.
   const followups = openingFollowups(alert_id, start, followupRule(trigger));
   if (!suppressed && (wantsNotice || followups.length > 0)) await insertFollowups(tx, alert_id, payload, followups);

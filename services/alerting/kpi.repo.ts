@@ -1,12 +1,23 @@
 /**
- * The KPI's SQL (kpi.ts has the definitions): aggregates and window functions over the alerts
- * table, so a site's million alerts never leave PostgreSQL. Four statements, run side by side;
- * each reads the alerts of one place (function, plant or site) in the caller's scope, through an
- * index that answers it alone (migrations.ts, AlertingKpiC2): the range's openings are read twice,
- * once per trigger in start order and once by start, never from the table itself.
+ * The KPI's SQL (kpi.ts has the definitions): sums over the rollups that the alerts table's
+ * triggers keep (migrations.ts, AlertingKpiRollupR), so a site's million alerts are never read
+ * again: its whole hours per trigger, its whole minutes per place, and the raw alerts only at the
+ * range's edges (kpi.ts, bucketPlan and windowPlan). Four statements, run side by side, each over
+ * one place (function, plant or site) in the caller's scope.
  */
 import type { Scope } from "../../lib/access";
-import { CHATTER_OPENINGS, CHATTER_WITHIN_MS, FLOOD_OPENINGS, STALE_AFTER_MS, STALE_MAX, TOP_TRIGGERS, WINDOW_MS, windowCount, type KpiRows } from "./kpi";
+import {
+  FLOOD_OPENINGS,
+  HOUR_MS,
+  STALE_AFTER_MS,
+  STALE_MAX,
+  TOP_TRIGGERS,
+  WINDOW_MS,
+  bucketPlan,
+  windowCount,
+  windowPlan,
+  type KpiRows,
+} from "./kpi";
 import { scopeClause, type Sql, type Transactional } from "./repo";
 import type { Range } from "./time";
 
@@ -21,30 +32,35 @@ export interface KpiQuery extends Range {
 
 const rows = async <T>(q: Sql, sql: string, params: unknown[]): Promise<T[]> => (await q.query(sql, params)) as T[];
 
-/** `<column> = $1 [scope]`: the place's alerts the caller may see; `params` gets its values. */
-function placeWhere(p: KpiQuery, params: unknown[]): string {
-  params.push(p.place_id);
-  return `${p.column} = $1${scopeClause(p.scope, params)}`;
-}
-
-/** `... AND start_ts BETWEEN $a AND $b`: the place's alerts that opened in the range. */
-function rangeWhere(p: KpiQuery, params: unknown[]): string {
-  const where = placeWhere(p, params);
-  params.push(p.from, p.to);
-  return `${where} AND start_ts BETWEEN $${params.length - 1} AND $${params.length}`;
-}
-
 /**
- * A statement that reads a range's every opening, with its own settings: memory for a plan that
- * sorts after all (the planned ones do not), and no JIT (costed past jit_above_cost, compiling the
- * plan takes longer than running it).
+ * A statement over rollups with its own settings: no JIT. Estimating the raw edges' joins
+ * coarsely, the planner costs the plan past jit_above_cost, and compiling it then takes longer
+ * (about 250 ms here) than running it.
  */
-async function scan<T>(db: Transactional, sql: string, params: unknown[]): Promise<T[]> {
+async function summed<T>(db: Transactional, sql: string, params: unknown[]): Promise<T[]> {
   return db.transaction(async (tx) => {
-    await tx.query(`SET LOCAL work_mem = '64MB'`);
     await tx.query(`SET LOCAL jit = off`);
     return rows<T>(tx, sql, params);
   });
+}
+
+/** `<column> = $n [scope]`: the place's rows the caller may see (alerts and rollups alike); `params` gets its values. */
+function placeWhere(p: KpiQuery, params: unknown[], prefix = ""): string {
+  params.push(p.place_id);
+  return `${prefix}${p.column} = $${params.length}${scopeClause(p.scope, params, prefix)}`;
+}
+
+/** `JOIN unnest(...) r ON start_ts in r`: the alerts that opened in the given inclusive ranges. */
+function rawJoin(ranges: Range[], params: unknown[]): string {
+  params.push(ranges.map((r) => r.from), ranges.map((r) => r.to));
+  return `JOIN unnest($${params.length - 1}::bigint[], $${params.length}::bigint[]) AS r(s, e) ON a.start_ts BETWEEN r.s AND r.e`;
+}
+
+/** `hour >= $a AND hour < $b`, or nothing at all when the range holds no whole bucket. */
+function wholeWhere(whole: { from: number; end: number } | null, column: string, params: unknown[]): string {
+  if (whole === null) return "false";
+  params.push(whole.from, whole.end);
+  return `${column} >= $${params.length - 1} AND ${column} < $${params.length}`;
 }
 
 /** The newest name of each (watcher, trigger) row, as its latest alert carried it. */
@@ -52,7 +68,6 @@ const NEWEST_NAME = `(SELECT n.trigger_name FROM alerts n
                        WHERE n.watcher_id = g.watcher_id AND n.trigger_id = g.trigger_id AND n.start_ts = g.last
                        ORDER BY n.alert_id LIMIT 1)`;
 
-/** Per (watcher, trigger), in one pass over the place's index in (watcher_id, trigger_id, start_ts) order: no sort. */
 interface TriggerRow {
   watcher_id: string;
   trigger_id: string;
@@ -69,40 +84,45 @@ interface TriggerRow {
 }
 
 /**
- * The totals, the most frequent triggers and the chattering ones from one scan: each trigger's
- * openings in start order (lag 2: an opening and the two before it within 60 s chatters), summed
- * per trigger, then over all triggers (a mean is the sum over the count, as avg() computes it).
- * Only the top and the chattering triggers leave PostgreSQL; the totals ride on each row.
+ * The totals, the most frequent triggers and the chattering ones: per trigger, its whole hours'
+ * rollups plus its raw openings at the range's edges (each with its own chatter_from, as the
+ * rollup keeps it), then over all triggers (a mean is the sum over the count, as avg() computes
+ * it). Only the top and the chattering triggers leave PostgreSQL; the totals ride on each row.
  */
 async function perTrigger(db: Transactional, p: KpiQuery): Promise<Pick<KpiRows, "totals" | "top" | "chattering">> {
+  const plan = bucketPlan(p, HOUR_MS);
   const params: unknown[] = [];
-  const where = rangeWhere(p, params);
-  params.push(CHATTER_OPENINGS - 1, CHATTER_WITHIN_MS, TOP_TRIGGERS);
+  const hours = `${placeWhere(p, params)} AND ${wholeWhere(plan.whole, "hour", params)}`;
+  const edges = `${rawJoin(plan.raw, params)} WHERE ${placeWhere(p, params, "a.")}`;
+  params.push(p.from, TOP_TRIGGERS);
   const n = params.length;
-  const found = await scan<TriggerRow>(
+  const found = await summed<TriggerRow>(
     db,
-      `WITH t AS (
-         SELECT watcher_id, trigger_id, count(*)::int AS count, max(start_ts) AS last,
-                count(*) FILTER (WHERE severity <= 1) AS high, count(*) FILTER (WHERE severity = 2) AS medium,
-                count(*) FILTER (WHERE severity >= 3) AS low,
-                sum(acked_at - start_ts) AS ack_sum, count(acked_at) AS ack_n,
-                sum(end_ts - start_ts) FILTER (WHERE state = 'closed') AS close_sum, count(end_ts) FILTER (WHERE state = 'closed') AS close_n,
-                coalesce(bool_or(start_ts - earlier <= $${n - 1}), false) AS chatters
-           FROM (SELECT watcher_id, trigger_id, start_ts, severity, acked_at, end_ts, state,
-                        lag(start_ts, $${n - 2}) OVER (PARTITION BY watcher_id, trigger_id ORDER BY start_ts) AS earlier
-                   FROM alerts WHERE ${where}) o
-          GROUP BY watcher_id, trigger_id),
-       g AS (
-         SELECT t.*, row_number() OVER (ORDER BY count DESC, watcher_id, trigger_id) AS rank,
-                sum(count) OVER () AS t_alerts, sum(high) OVER () AS t_high, sum(medium) OVER () AS t_medium, sum(low) OVER () AS t_low,
-                sum(ack_sum) OVER () AS t_ack_sum, sum(ack_n) OVER () AS t_ack_n,
-                sum(close_sum) OVER () AS t_close_sum, sum(close_n) OVER () AS t_close_n
-           FROM t)
-       SELECT g.watcher_id, g.trigger_id, ${NEWEST_NAME} AS trigger_name, g.count, g.rank <= $${n} AS top, g.chatters,
-              g.t_alerts::int AS alerts, g.t_high::int AS high, g.t_medium::int AS medium, g.t_low::int AS low,
-              g.t_ack_sum / nullif(g.t_ack_n, 0) AS ack_mean_ms, g.t_close_sum / nullif(g.t_close_n, 0) AS close_mean_ms
-         FROM g WHERE g.rank <= $${n} OR g.chatters
-        ORDER BY g.count DESC, g.watcher_id, g.trigger_id`,
+    `WITH parts AS (
+       SELECT watcher_id, trigger_id, openings, high, medium, low, ack_sum, ack_n, close_sum, close_n, last_start, chatter_from
+         FROM alert_kpi_hours WHERE ${hours}
+       UNION ALL
+       SELECT a.watcher_id, a.trigger_id, 1, (a.severity <= 1)::int, (a.severity = 2)::int, (a.severity >= 3)::int,
+              coalesce(a.acked_at - a.start_ts, 0), (a.acked_at IS NOT NULL)::int,
+              CASE WHEN a.state = 'closed' THEN coalesce(a.end_ts - a.start_ts, 0) ELSE 0 END, (a.state = 'closed' AND a.end_ts IS NOT NULL)::int,
+              a.start_ts, alert_chatter_from(a.watcher_id, a.trigger_id, a.alert_id, a.start_ts)
+         FROM alerts a ${edges}),
+     t AS (
+       SELECT watcher_id, trigger_id, sum(openings)::int AS count, max(last_start) AS last,
+              sum(high) AS high, sum(medium) AS medium, sum(low) AS low, sum(ack_sum) AS ack_sum, sum(ack_n) AS ack_n,
+              sum(close_sum) AS close_sum, sum(close_n) AS close_n, coalesce(max(chatter_from) >= $${n - 1}, false) AS chatters
+         FROM parts GROUP BY watcher_id, trigger_id HAVING sum(openings) > 0),
+     g AS (
+       SELECT t.*, row_number() OVER (ORDER BY count DESC, watcher_id, trigger_id) AS rank,
+              sum(count) OVER () AS t_alerts, sum(high) OVER () AS t_high, sum(medium) OVER () AS t_medium, sum(low) OVER () AS t_low,
+              sum(ack_sum) OVER () AS t_ack_sum, sum(ack_n) OVER () AS t_ack_n,
+              sum(close_sum) OVER () AS t_close_sum, sum(close_n) OVER () AS t_close_n
+         FROM t)
+     SELECT g.watcher_id, g.trigger_id, ${NEWEST_NAME} AS trigger_name, g.count, g.rank <= $${n} AS top, g.chatters,
+            g.t_alerts::int AS alerts, g.t_high::int AS high, g.t_medium::int AS medium, g.t_low::int AS low,
+            g.t_ack_sum / nullif(g.t_ack_n, 0) AS ack_mean_ms, g.t_close_sum / nullif(g.t_close_n, 0) AS close_mean_ms
+       FROM g WHERE g.rank <= $${n} OR g.chatters
+      ORDER BY g.count DESC, g.watcher_id, g.trigger_id`,
     params,
   );
   const first = found[0];
@@ -115,17 +135,27 @@ async function perTrigger(db: Transactional, p: KpiQuery): Promise<Pick<KpiRows,
   };
 }
 
-/** Openings per 10-minute window from `from`; an opening exactly at `to` falls in the last window. */
+/** Openings per 10-minute window from `from`: whole uncut minutes from the rollup, the rest raw; an opening exactly at `to` falls in the last window. */
 async function windows(db: Transactional, p: KpiQuery): Promise<KpiRows["windows"]> {
+  const plan = windowPlan(p);
   const params: unknown[] = [];
-  const where = rangeWhere(p, params);
-  params.push(WINDOW_MS, windowCount(p) - 1, FLOOD_OPENINGS);
-  const n = params.length;
-  const [found] = await scan<KpiRows["windows"]>(
+  let minutes = `${placeWhere(p, params)} AND ${wholeWhere(plan.whole, "minute", params)}`;
+  params.push(p.from, WINDOW_MS, windowCount(p) - 1);
+  const [from, size, last] = [params.length - 2, params.length - 1, params.length];
+  if (plan.splitBase !== null) {
+    params.push(plan.splitBase);
+    minutes += ` AND (minute - $${params.length}) % $${size} <> 0`;
+  }
+  const edges = `${rawJoin(plan.raw, params)} WHERE ${placeWhere(p, params, "a.")}`;
+  params.push(FLOOD_OPENINGS);
+  const [found] = await summed<KpiRows["windows"]>(
     db,
-    `SELECT coalesce(max(openings), 0)::int AS peak, count(*) FILTER (WHERE openings >= $${n})::int AS floods
-       FROM (SELECT count(*) AS openings FROM alerts WHERE ${where}
-              GROUP BY LEAST((start_ts - $${n - 4}) / $${n - 2}, $${n - 1})) w`,
+    `SELECT coalesce(max(openings), 0)::int AS peak, count(*) FILTER (WHERE openings >= $${params.length})::int AS floods
+       FROM (SELECT w, sum(n) AS openings
+               FROM (SELECT LEAST((minute - $${from}) / $${size}, $${last}) AS w, openings AS n FROM alert_kpi_minutes WHERE ${minutes}
+                     UNION ALL
+                     SELECT LEAST((a.start_ts - $${from}) / $${size}, $${last}), 1 FROM alerts a ${edges}) x
+              GROUP BY w) y`,
     params,
   );
   return found;

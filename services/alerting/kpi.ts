@@ -7,11 +7,14 @@
  * may be shorter); a flood window has 10 or more openings. A trigger chatters when 3 of its
  * openings fall within 60 s; its `count` is its openings in the range. The standing figures
  * (`stale`, `unacknowledged_active`) are as of `to`: alerts active then, whenever they opened.
+ * The counts come from rollups kept as alerts are written (migrations.ts, AlertingKpiRollupR),
+ * exact for any range: whole buckets from the rollup, the edges from the alerts.
  */
 import { DAY_MS, isoWithOffset, parseIso, type Range } from "./time";
 
 export const WINDOW_MS = 10 * 60_000;
 export const FLOOD_OPENINGS = 10;
+/** Also in the rollup's SQL (migrations.ts, alert_chatter_from): the second predecessor within 60 s. */
 export const CHATTER_OPENINGS = 3;
 export const CHATTER_WITHIN_MS = 60_000;
 export const STALE_AFTER_MS = DAY_MS;
@@ -33,6 +36,49 @@ export function kpiRange(from: string | undefined, to: string | undefined, now =
 /** The 10-minute windows of a range: a partial last one counts, an empty range is one window. */
 export function windowCount(r: Range): number {
   return Math.max(1, Math.ceil((r.to - r.from) / WINDOW_MS));
+}
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+
+/**
+ * How kpi.repo.ts reads a range from rollups of `size`-ms buckets: the whole buckets inside it
+ * (starts in [from, end)) from the rollup, and what is left at its edges from the alerts
+ * themselves (inclusive ranges), so that a range need not fall on bucket edges.
+ */
+export interface BucketPlan {
+  whole: { from: number; end: number } | null;
+  raw: Range[];
+}
+
+export function bucketPlan(r: Range, size: number): BucketPlan {
+  const from = Math.ceil(r.from / size) * size;
+  const end = Math.floor((r.to + 1) / size) * size;
+  if (from >= end) return { whole: null, raw: [r] };
+  const raw: Range[] = [];
+  if (r.from < from) raw.push({ from: r.from, to: from - 1 });
+  if (end <= r.to) raw.push({ from: end, to: r.to });
+  return { whole: { from, end }, raw };
+}
+
+/**
+ * The 10-minute windows from `from` over per-minute rollups: a minute that a window edge cuts
+ * (when `from` is not on a minute, one per window) is read raw with the range's edges; every
+ * other whole minute lies in one window. `splitBase`: whole minutes m with (m - splitBase) a
+ * multiple of WINDOW_MS are the cut ones (null when none is).
+ */
+export interface WindowPlan extends BucketPlan {
+  splitBase: number | null;
+}
+
+export function windowPlan(r: Range): WindowPlan {
+  const plan = bucketPlan(r, MINUTE_MS);
+  const offset = r.from % MINUTE_MS;
+  if (offset === 0 || plan.whole === null) return { ...plan, splitBase: null };
+  const base = r.from - offset;
+  const raw = [...plan.raw];
+  for (let m = base + WINDOW_MS; m < plan.whole.end; m += WINDOW_MS) raw.push({ from: m, to: m + MINUTE_MS - 1 });
+  return { ...plan, raw, splitBase: base };
 }
 
 /** What kpi.repo.ts answers, numbers as PostgreSQL sends them (bigint and numeric as text). */

@@ -120,7 +120,7 @@ describe("escalation", () => {
     expect((await t.http("POST", `/_alerting/alerts/${alert_id}/_ack`, { body: {} })).status).toBe(200);
     await sleep(5000);
     expect(mailsTo(lead)).toHaveLength(0);
-    expect((await fetchAlert(alert_id)).history.map((h) => h.action)).toEqual(["opened", "acknowledged"]);
+    expect((await fetchAlert(alert_id)).history.map((h) => h.action)).toEqual(["opened", "notified", "acknowledged"]);
     expect(await sql(`SELECT done, sent FROM alert_followups WHERE alert_id = $1`, [alert_id])).toEqual([{ done: true, sent: 0 }]);
   });
 });
@@ -137,10 +137,11 @@ describe("renotify_every", () => {
     await sleep(4500);
     expect(mailsTo(op)).toHaveLength(sent);
     const history = (await fetchAlert(alert_id)).history;
-    expect(history.filter((h) => h.action === "notified")).toHaveLength(sent - 1);
-    expect(history.filter((h) => h.action === "notified").map((h) => h.detail)).toEqual(
-      Array.from({ length: sent - 1 }, (_, i) => `re-notification ${i + 1}`),
-    );
+    // The opening notice, then each re-notification.
+    expect(history.filter((h) => h.action === "notified").map((h) => h.detail)).toEqual([
+      "opening: 1 recipient by email",
+      ...Array.from({ length: sent - 1 }, (_, i) => `re-notification ${i + 1}`),
+    ]);
   });
 });
 
@@ -158,6 +159,7 @@ describe("a shelf that ends while the alert is active", () => {
     expect(mailsTo(op)).toHaveLength(2);
     expect((await fetchAlert(alert_id)).history.map((h) => [h.action, h.detail])).toEqual([
       ["opened", null],
+      ["notified", "opening: 1 recipient by email"],
       ["shelved", "Known fault"],
       ["notified", "shelf ended while active"],
     ]);

@@ -97,7 +97,10 @@ describe("GET /_alerting/alerts/<alert_id>", () => {
     const { history, ...alert } = a;
     expect(alert).toEqual(hot);
     expect(alert).toMatchObject({ ack_state: "unacknowledged", acked_by: null, acked_at: null, shelved_until: null, assignee: null, suppressed: false, reason: "condition" });
-    expect(history).toEqual([{ at: iso(T0), by: null, action: "opened", detail: null }]);
+    expect(history).toEqual([
+      { at: iso(T0), by: null, action: "opened", detail: null },
+      { at: iso(T0), by: null, action: "notified", detail: "opening: 1 recipient by email" },
+    ]);
   });
 
   it("answers 400 Invalid Alert ID for an unknown, malformed or out-of-scope alert", async () => {
@@ -119,6 +122,7 @@ describe("acknowledge one alert", () => {
     expect(a).toMatchObject({ state: "closed", ack_state: "unacknowledged", acked_by: null });
     expect(a.history).toEqual([
       { at: iso(T0 + 1000), by: null, action: "opened", detail: null },
+      { at: iso(T0 + 1000), by: null, action: "notified", detail: "opening: 1 recipient by email" },
       { at: iso(T0 + 5000), by: null, action: "closed", detail: null },
     ]);
   });

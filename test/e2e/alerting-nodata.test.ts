@@ -117,7 +117,7 @@ describe("no_data on a gateway that goes quiet", () => {
     const closed = await until(() => userAlerts(place), (l) => l[0]?.state === "closed");
     expect(closed).toHaveLength(1);
     const fetched = await t.http<{ history: { action: string; by: string | null }[] }>("GET", `/_alerting/alerts/${alert._id}`);
-    expect(fetched.body.history.map((h) => h.action)).toEqual(["opened", "closed"]);
+    expect(fetched.body.history.map((h) => h.action)).toEqual(["opened", "notified", "closed"]);
   });
 
   it("is refused when not a duration of more than 0", async () => {

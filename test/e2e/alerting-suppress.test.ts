@@ -206,6 +206,11 @@ describe("maintenance windows", () => {
     const second = alerts.find((a) => a._id !== first._id);
     const [notSuppressed] = await query<{ suppressed: boolean }>(`SELECT suppressed FROM alerting.alerts WHERE alert_id = $1`, [second?._id]);
     expect(notSuppressed.suppressed).toBe(false);
+    // Only the notified alert says so in its history.
+    const actions = async (id: string | undefined) =>
+      (await query<{ action: string }>(`SELECT action FROM alerting.alert_history WHERE alert_id = $1 ORDER BY at, seq`, [id])).map((h) => h.action);
+    expect(await actions(first._id)).toEqual(["opened", "closed"]);
+    expect(await actions(second?._id)).toEqual(["opened", "notified"]);
     const mails = await smtp.waitFor(1, { to: "oncall-s2@example.com" });
     await new Promise((r) => setTimeout(r, 1000));
     expect(smtp.received.filter((m) => m.to.includes("oncall-s2@example.com"))).toHaveLength(1);
