@@ -1,4 +1,8 @@
-/** Times read at the API's edges: ISO 8601 `from`/`to` of alerting, cm and ems. */
+/** Times read at the API's edges: ISO 8601 `from`/`to` of alerting, cm and ems; the lengths every service counts in. */
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
 
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;

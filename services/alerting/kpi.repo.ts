@@ -2,18 +2,18 @@
  * The KPI's SQL (kpi.ts has the definitions): sums over the rollups that the alerts table's
  * triggers keep (migrations.ts, AlertingKpiRollupR), so a site's million alerts are never read
  * again: its whole hours per trigger, its whole minutes per place, and the raw alerts only at the
- * range's edges (kpi.ts, bucketPlan and windowPlan). Four statements, run side by side, each over
+ * range's edges (lib/buckets.ts's bucketPlan, kpi.ts's windowPlan). Four statements, run side by side, each over
  * one place (function, plant or site) in the caller's scope.
  */
 import type { Scope } from "../../lib/access";
+import { bucketPlan } from "../../lib/buckets";
+import { HOUR_MS } from "../../lib/time";
 import {
   FLOOD_OPENINGS,
-  HOUR_MS,
   STALE_AFTER_MS,
   STALE_MAX,
   TOP_TRIGGERS,
   WINDOW_MS,
-  bucketPlan,
   windowCount,
   windowPlan,
   type KpiRows,

@@ -10,6 +10,8 @@
  * The counts come from rollups kept as alerts are written (migrations.ts, AlertingKpiRollupR),
  * exact for any range: whole buckets from the rollup, the edges from the alerts.
  */
+import { bucketPlan, type BucketPlan } from "../../lib/buckets";
+import { MINUTE_MS } from "../../lib/time";
 import { DAY_MS, isoWithOffset, parseIso, type Range } from "./time";
 
 export const WINDOW_MS = 10 * 60_000;
@@ -36,29 +38,6 @@ export function kpiRange(from: string | undefined, to: string | undefined, now =
 /** The 10-minute windows of a range: a partial last one counts, an empty range is one window. */
 export function windowCount(r: Range): number {
   return Math.max(1, Math.ceil((r.to - r.from) / WINDOW_MS));
-}
-
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
-
-/**
- * How kpi.repo.ts reads a range from rollups of `size`-ms buckets: the whole buckets inside it
- * (starts in [from, end)) from the rollup, and what is left at its edges from the alerts
- * themselves (inclusive ranges), so that a range need not fall on bucket edges.
- */
-export interface BucketPlan {
-  whole: { from: number; end: number } | null;
-  raw: Range[];
-}
-
-export function bucketPlan(r: Range, size: number): BucketPlan {
-  const from = Math.ceil(r.from / size) * size;
-  const end = Math.floor((r.to + 1) / size) * size;
-  if (from >= end) return { whole: null, raw: [r] };
-  const raw: Range[] = [];
-  if (r.from < from) raw.push({ from: r.from, to: from - 1 });
-  if (end <= r.to) raw.push({ from: end, to: r.to });
-  return { whole: { from, end }, raw };
 }
 
 /**

@@ -7,6 +7,7 @@
  * unacknowledged until someone acknowledges it.
  */
 import type { UserType } from "../../lib/access";
+import { MINUTE_MS } from "../../lib/time";
 
 export type AckState = "unacknowledged" | "acknowledged";
 
@@ -50,7 +51,7 @@ export type Transition =
   | { kind: "unchanged" }
   | { kind: "refused"; why: "unauthorized" };
 
-export const MINUTE_MS = 60_000;
+export { MINUTE_MS };
 export const SHELVE_MAX_MINUTES = 10_080;
 export const SHELVE_REASON_MAX = 500;
 

@@ -6,8 +6,9 @@ export function isoWithOffset(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00");
 }
 
-export const DAY_MS = 86_400_000;
-export const HOUR_MS = 3_600_000;
+import { DAY_MS, HOUR_MS } from "../../lib/time";
+
+export { DAY_MS, HOUR_MS };
 
 export interface Range {
   from: number;

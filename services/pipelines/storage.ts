@@ -3,9 +3,10 @@
  * batch touches, and the retention plan. Pure; their SQL is in repo.ts, the per-process
  * knowledge of which partitions exist in partitions.ts.
  */
+import { DAY_MS } from "../../lib/time";
 import type { Reading } from "./contract";
 
-export const DAY_MS = 24 * 3600 * 1000;
+export { DAY_MS };
 
 /** `20251122` for any ms of that UTC day. */
 export const dayKey = (ms: number): string => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "");

@@ -1,4 +1,6 @@
-import { bucketPlan, HOUR_MS, MINUTE_MS, WINDOW_MS, windowPlan } from "../../../services/alerting/kpi";
+import { bucketPlan } from "../../../lib/buckets";
+import { HOUR_MS, MINUTE_MS } from "../../../lib/time";
+import { WINDOW_MS, windowPlan } from "../../../services/alerting/kpi";
 import type { Range } from "../../../services/alerting/time";
 
 /** Every ms of the range read exactly once: by a whole bucket of the plan or by one of its raw ranges. */
