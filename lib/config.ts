@@ -52,6 +52,8 @@ export interface AppConfig {
   /** Deliveries of one stream message before it goes to the dead-letter subject. */
   streamMaxDeliveries: number;
   /** How long a durable stream keeps a message (JetStream max_age; the in-process log likewise). */
+  /** This process's pipelines replicas fold readings into the history rollups (HISTORY_ROLLUPS, default on). */
+  historyRollups: boolean;
   streamMaxAgeS: number;
   /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */
   streamPartitions: number;
@@ -144,6 +146,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     notebookConcurrency: int(env, "NOTEBOOK_CONCURRENCY", 2, 1),
     healthPort: optionalInt(env, "HEALTH_PORT"),
     migrateOnly: str(env, "MIGRATE_ONLY") === "1" || str(env, "MIGRATE_ONLY") === "true",
+    historyRollups: str(env, "HISTORY_ROLLUPS") !== "0" && str(env, "HISTORY_ROLLUPS") !== "false",
     pipelineActionTimeoutMs: int(env, "PIPELINE_ACTION_TIMEOUT_MS", 60000, 100),
     streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
     streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),

@@ -5,5 +5,7 @@ export const MSG = {
   invalidFunctionId: "Invalid Function Id",
   excessInputs: "Excess Inputs",
   invalidInput: (field: string) => `Invalid input: ${field}`,
+  /** EXTENSIONS.md conventions: a `from`/`to` that does not parse (the spec's EMS text). */
+  invalidDateFormat: "Invalid date format",
   eventStatus: "Under Investigation",
 } as const;

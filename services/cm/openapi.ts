@@ -83,12 +83,41 @@ const CAPTURE_MS = 1767225600000;
 export const MONITOR_ID_FIELD: FieldDoc = { description: "the monitor's id", example: MONITOR_ID };
 export const ASSET_ID_FIELD: FieldDoc = { description: "the asset's id", example: ASSET_ID };
 
-/** The query that names one capture: its monitor, tag, axis and time. */
-export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp", FieldDoc> = {
+/** The query that names one capture: its monitor, tag, axis and time (exact, or the nearest one). */
+export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" | "nearest", FieldDoc> = {
   monitor_id: MONITOR_ID_FIELD,
   tag: { description: "the capture's tag, as the gateway sent it with the waveform", example: "velocity" },
   axis: { description: "the sensor axis of the capture", example: "x" },
-  timestamp: { description: "the capture's time, one that the timestamps operation lists", unit: "epoch ms", example: CAPTURE_MS },
+  timestamp: {
+    description: "the capture's time, one that the timestamps operation lists; with nearest=true any time",
+    unit: "epoch ms",
+    example: CAPTURE_MS,
+  },
+  nearest: {
+    description:
+      "true: the capture of this tag and axis nearest to timestamp, before or after it (of two equally near, the earlier); " +
+      "false or absent: only a capture at exactly timestamp. The time of the capture answered is in the X-Capture-Timestamp header (epoch ms)",
+    example: "true",
+  },
+};
+
+/** Most capture times one timestamps read answers. */
+export const MAX_TIMESTAMPS = 10_000;
+
+/** The optional bounds of the timestamps read. */
+export const TIMESTAMPS_FIELDS: Record<"from" | "to" | "limit", FieldDoc> = {
+  from: {
+    description: "earliest capture time answered (inclusive): ISO 8601 (UTC without an offset), or epoch ms written as digits only; default: the first capture",
+    example: "2026-01-01T00:00:00+05:30",
+  },
+  to: {
+    description: "latest capture time answered (inclusive): ISO 8601 (UTC without an offset), or epoch ms written as digits only; default: the last capture",
+    example: "2026-01-02T00:00:00+05:30",
+  },
+  limit: {
+    description: `only the newest captures of the range, at most this many (1 to ${MAX_TIMESTAMPS}), still answered ascending; default: all`,
+    example: 100,
+  },
 };
 
 /** Answer examples. */

@@ -41,8 +41,44 @@ export async function spectrumAt(db: Db, monitor_id: string, tag: string, axis: 
   return rows[0] ? toSpectrum(rows[0]) : undefined;
 }
 
-export async function spectrumTimestamps(db: Db, monitor_id: string): Promise<number[]> {
-  const rows: { ts: string }[] = await db.query(`SELECT DISTINCT ts FROM spectra WHERE monitor_id = $1 ORDER BY ts`, [monitor_id]);
+/**
+ * The capture of (monitor, tag, axis) nearest to `ts`, either side; of two equally near, the
+ * earlier. Two probes of spectra_latest (one step each way), then the one row's bins.
+ */
+export async function spectrumNearest(db: Db, monitor_id: string, tag: string, axis: string, ts: number): Promise<SpectrumRow | undefined> {
+  const rows: SpectrumDbRow[] = await db.query(
+    `SELECT * FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts = (
+       SELECT near.ts FROM (
+         (SELECT ts FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts <= $4::bigint ORDER BY ts DESC LIMIT 1)
+         UNION ALL
+         (SELECT ts FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts > $4::bigint ORDER BY ts LIMIT 1)
+       ) near ORDER BY abs(near.ts - $4::bigint), near.ts LIMIT 1)`,
+    [monitor_id, tag, axis, ts],
+  );
+  return rows[0] ? toSpectrum(rows[0]) : undefined;
+}
+
+/** Bounds of a timestamps read: `from`/`to` inclusive (epoch ms), the newest `limit` of them. */
+export interface TimestampsQuery {
+  from?: number;
+  to?: number;
+  limit?: number;
+}
+
+/**
+ * Capture times of a monitor, ascending. The primary key (monitor_id, ts, tag, axis) serves the
+ * range either way: with a limit it is read backwards from `to` and stops after `limit` times.
+ */
+export async function spectrumTimestamps(db: Db, monitor_id: string, q: TimestampsQuery = {}): Promise<number[]> {
+  const args: unknown[] = [monitor_id];
+  let where = "monitor_id = $1";
+  if (q.from !== undefined) where += ` AND ts >= $${args.push(q.from)}::bigint`;
+  if (q.to !== undefined) where += ` AND ts <= $${args.push(q.to)}::bigint`;
+  const sql =
+    q.limit === undefined
+      ? `SELECT DISTINCT ts FROM spectra WHERE ${where} ORDER BY ts`
+      : `SELECT ts FROM (SELECT DISTINCT ts FROM spectra WHERE ${where} ORDER BY ts DESC LIMIT $${args.push(q.limit)}) newest ORDER BY ts`;
+  const rows: { ts: string }[] = await db.query(sql, args);
   return rows.map((r) => Number(r.ts));
 }
 

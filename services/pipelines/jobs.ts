@@ -9,6 +9,8 @@ import { config } from "../../lib/config";
 import type { JobCaller } from "../../mixins/periodic.mixin";
 import { DEFAULT_RETENTION_DAYS, resolveSite } from "../config/contract";
 import type { PipelinesEnv } from "./context";
+import { ROLLUPS_KEPT_DAYS } from "./history";
+import * as history from "./history.repo";
 import * as repo from "./repo";
 import { DAY_MS, daysAround, retentionPlan } from "./storage";
 
@@ -32,7 +34,8 @@ export interface RetentionReport {
 export const NO_RETENTION: RetentionReport = { dropped: [], deleted: 0 };
 
 /**
- * Deletes readings (and waveforms) older than their site's retention period: the daily job, run
+ * Deletes readings (and waveforms) older than their site's retention period, and history rollups
+ * older than that or ROLLUPS_KEPT_DAYS, whichever is longer: the daily job, run
  * once a day on one replica. It runs outside the claim, so a DROP's lock on `readings` is held
  * only for itself.
  */
@@ -54,7 +57,12 @@ export async function runRetention(env: PipelinesEnv, ctx: JobCaller, now: numbe
   }
   let deleted = 0;
   for (const { site_id, before } of plan.deleteBefore) deleted += await repo.deleteReadingsBefore(env.db, site_id, before);
-  for (const { site_id, retention_days } of sites) await repo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
+  for (const { site_id, retention_days } of sites) {
+    await repo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
+    // A tag's trend outlives its raw readings: the rollups stay for the longest history range at least.
+    await history.deleteRollupsBefore(env.db, site_id, now - Math.max(retention_days, ROLLUPS_KEPT_DAYS) * DAY_MS);
+  }
+  await history.forgetRolledBatches(env.db, now - config().streamMaxAgeS * 1000 - DAY_MS);
   if (plan.drop.length || deleted) env.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
   return { dropped: plan.drop, deleted };
 }

@@ -26,6 +26,12 @@ export const MSG = {
   invalidFunctionId: (id: string) => `Invalid Function ID: ${id}`,
   invalidInput: (field: string) => `Invalid input: ${field}`,
   insufficientInputs: "Insufficient inputs",
+
+  // A tag's history and export (EXTENSIONS.md §2), with the CM operations' own texts
+  invalidMonitorId: "Invalid Monitor Id",
+  invalidTag: "Invalid tag",
+  insufficientDates: "Insufficient date inputs",
+  invalidDateFormat: "Invalid date format",
   excessInputs: "Excess inputs",
   /** What an edge pipeline's update, delete or fetch answers on a fault (the spec names none). */
   internalError: "Internal error",

@@ -93,4 +93,51 @@ export const migrations = [
   ]),
   // Stream messages carry their pipeline as key: a pipeline's batches reach consumers in order.
   sqlMigration("PipelinesOutboxKey1765000000000", OUTBOX_KEY_SQL),
+  // A tag's history at any zoom (history.ts): per tag, minute and hour, the readings' count, sum
+  // and extremes, folded from the readings stream by this service's own consumer group, once per
+  // batch (rolled_batches: a redelivered batch is a no-op). The readings table has no rollup
+  // for the days before this migration; they are folded from it here, in one pass.
+  sqlMigration("PipelinesHistoryRollups1766000000800", [
+    `CREATE TABLE reading_minutes (
+       monitor_id  uuid    NOT NULL,
+       tag_id      text    NOT NULL,
+       start       bigint  NOT NULL,
+       site_id     uuid    NOT NULL,
+       n           integer NOT NULL,
+       sum         double precision NOT NULL,
+       min         double precision NOT NULL,
+       max         double precision NOT NULL,
+       PRIMARY KEY (monitor_id, tag_id, start)
+     )`,
+    `CREATE INDEX reading_minutes_site ON reading_minutes (site_id, start)`,
+    `CREATE TABLE reading_hours (
+       monitor_id  uuid    NOT NULL,
+       tag_id      text    NOT NULL,
+       start       bigint  NOT NULL,
+       site_id     uuid    NOT NULL,
+       n           integer NOT NULL,
+       sum         double precision NOT NULL,
+       min         double precision NOT NULL,
+       max         double precision NOT NULL,
+       PRIMARY KEY (monitor_id, tag_id, start)
+     )`,
+    `CREATE INDEX reading_hours_site ON reading_hours (site_id, start)`,
+    `CREATE TABLE rolled_batches (
+       batch_id   uuid   PRIMARY KEY,
+       rolled_at  bigint NOT NULL
+     )`,
+    `CREATE INDEX rolled_batches_at ON rolled_batches (rolled_at)`,
+    ...[
+      ["reading_minutes", 60000],
+      ["reading_hours", 3600000],
+    ].map(
+      ([table, size]) =>
+        `INSERT INTO ${table} (monitor_id, tag_id, start, site_id, n, sum, min, max)
+         SELECT monitor_id, tag_id, t - t % ${size}, min(site_id::text)::uuid, count(*), sum(value), min(value), max(value)
+           FROM (SELECT monitor_id, tag_id, site_id, value, round(extract(epoch FROM ts) * 1000)::bigint AS t FROM readings) r
+          GROUP BY 1, 2, 3`,
+    ),
+    `INSERT INTO rolled_batches (batch_id, rolled_at)
+     SELECT DISTINCT batch_id, (extract(epoch FROM now()) * 1000)::bigint FROM readings`,
+  ]),
 ];

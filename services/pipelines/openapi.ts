@@ -53,6 +53,26 @@ const pipelineFields = {
 };
 
 export const PIPELINES_SCHEMAS = {
+  History: obj(
+    {
+      monitor_id: uuid("the monitor's id"),
+      tag: text("the tag's name", "vibration"),
+      tag_unit: text("the tag's unit", "mm/s"),
+      bucket_ms: measured("integer", "ms", "the buckets' size; 0 when the points are the raw readings"),
+      points: arr(ref("HistoryPoint")),
+    },
+    ["monitor_id", "tag", "tag_unit", "bucket_ms", "points"],
+  ),
+  HistoryPoint: obj(
+    {
+      timestamp: epochMs("a raw reading's time; a bucket's start (or `from` for a first bucket that begins before it)"),
+      value: described(num, "the reading, or the mean of the bucket's readings"),
+      min: described(num, "the bucket's lowest reading (the reading itself when raw)"),
+      max: described(num, "the bucket's highest reading (the reading itself when raw)"),
+      count: described(int, "readings in the bucket (1 when raw)"),
+    },
+    ["timestamp", "value", "min", "max", "count"],
+  ),
   PipelineCreated: obj(
     {
       id: uuid("the new pipeline's id"),

@@ -5,7 +5,9 @@
  * emits `pipelines.monitor.registered|unregistered` (their types: contract.ts).
  *
  * Each module of actions carries its operations' routes, params and docs beside the handlers;
- * the handlers call the domain (crud.ts, fleet.ts, ingest.ts, sql-connect.ts), whose SQL is in repo.ts.
+ * the handlers call the domain (crud.ts, fleet.ts, ingest.ts, sql-connect.ts, history.ts), whose SQL
+ * is in repo.ts and history.repo.ts. The raw readings' owner also answers their history: it folds
+ * its own readings stream into minute and hour rollups.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { LocalCache } from "../../lib/cache";
@@ -13,9 +15,11 @@ import { config } from "../../lib/config";
 import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
-import { StreamMixin } from "../../mixins/stream.mixin";
+import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
-import { pipelinesEvents, type PipelinesChanged } from "./contract";
+import { pipelinesEvents, type PipelineStreams, type PipelinesChanged } from "./contract";
+import { historyActions } from "./history.actions";
+import { rollUp } from "./history.repo";
 import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
 import { ingestActions } from "./ingest.actions";
@@ -58,11 +62,30 @@ const jobs: PeriodicJobs<PipelinesThis> = {
   },
 };
 
-const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> & { jobs: PeriodicJobs<PipelinesThis> } = {
+/**
+ * The durable group "pipelines" on this service's own readings stream: each batch folded into the
+ * history rollups once (history.repo.ts claims its id), off the ingestion request's path.
+ */
+const streams: StreamConsumers<PipelinesThis, PipelineStreams> = {
+  readings: {
+    group: "pipelines",
+    concurrency: 4,
+    enabled: () => config().historyRollups,
+    async handler(batch) {
+      await rollUp(this.db, batch);
+    },
+  },
+};
+
+const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> & {
+  jobs: PeriodicJobs<PipelinesThis>;
+  streams: StreamConsumers<PipelinesThis, PipelineStreams>;
+} = {
   name: "pipelines",
   mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "pipelines", migrations, poolSize: 16 })],
   settings: { openapi: { schemas: PIPELINES_SCHEMAS } },
   jobs,
+  streams,
 
   actions: {
     ...thirdPartyActions, // third-party pipelines
@@ -70,6 +93,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     ...fleetActions, // all kinds: list, count, start/stop
     ...sqlConnectActions, // a SQL gateway's source, introspected
     ...ingestActions, // the gateways' side: readings, waveforms, heartbeats, actions
+    ...historyActions, // a tag's history at any zoom, and CSV export (routes under /_cm)
     ...internalActions, // for config, alerting and operators
   },
 
