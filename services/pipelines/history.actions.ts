@@ -5,6 +5,7 @@
 import { Readable } from "node:stream";
 import type { FieldDoc } from "../../lib/operations";
 import { DomainError } from "../../lib/errors";
+import { MINUTE_MS } from "../../lib/time";
 import { MAX_TEXT } from "../../lib/validation";
 import { visibleMonitor, type ResolvedMonitor } from "../config/contract";
 import type { Ctx, PipelinesActions, PipelinesThis } from "./context";
@@ -20,6 +21,7 @@ import {
   pointsOf,
   rawPoint,
   type HistoryPoint,
+  type Part,
   type RangeProblem,
 } from "./history";
 import { exportRows, historyParts, rawReadings } from "./history.repo";
@@ -67,6 +69,8 @@ function rangeOf(params: { from?: string; to?: string }, maxDays: number) {
   return r;
 }
 
+const heldIn = (parts: Part[]): number => parts.reduce((n, p) => n + p.n, 0);
+
 async function history(self: PipelinesThis, ctx: Ctx<HistoryParams>): Promise<HistoryAnswer> {
   const monitor = await monitorOf(ctx);
   if (ctx.params.tag === undefined || ctx.params.tag === "") throw new DomainError(400, MSG.insufficientInputs, "tag");
@@ -74,10 +78,16 @@ async function history(self: PipelinesThis, ctx: Ctx<HistoryParams>): Promise<Hi
   if (!tag) throw new DomainError(400, MSG.invalidTag, "tag");
   const r = rangeOf(ctx.params, MAX_HISTORY_DAYS);
   const points = ctx.params.points ?? DEFAULT_POINTS;
-  const bucket = bucketSize(r, points);
+  let bucket = bucketSize(r, points);
   const answer = { monitor_id: monitor.monitor_id, tag: tag.tag_name, tag_unit: tag.tag_unit };
-  const parts = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, bucket), bucket);
-  const held = parts.reduce((n, p) => n + p.n, 0);
+  let parts = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, bucket), bucket);
+  if (bucket < MINUTE_MS) {
+    // Buckets under a minute are read from raw readings only; where retention took them, the minute
+    // rollups still hold the range. A minute is a multiple of every smaller size: no more buckets.
+    const byMinute = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, MINUTE_MS), MINUTE_MS);
+    if (heldIn(byMinute) > heldIn(parts)) [bucket, parts] = [MINUTE_MS, byMinute];
+  }
+  const held = heldIn(parts);
   if (held <= points) {
     // Few enough to show each; where retention took raw readings the rollups still hold, buckets.
     const raw = await rawReadings(self.db, monitor.monitor_id, tag.tag_id, r, points);

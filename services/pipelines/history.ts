@@ -24,11 +24,17 @@ export const ROLLUPS_KEPT_DAYS = MAX_HISTORY_DAYS;
 /** Bucket sizes a range may get, smallest first; past the last, whole days. */
 const NICE_MS = [1, 2, 5, 10, 15, 30].map((s) => s * 1000).concat([1, 2, 5, 10, 15, 30].map((m) => m * MINUTE_MS), [1, 2, 3, 6, 12].map((h) => h * HOUR_MS));
 
-/** The smallest nice bucket that cuts the range into no more than `points` buckets. */
+/** Epoch-aligned buckets of `ms` the range touches: one more than its length over `ms` when its ends fall inside buckets. */
+const bucketsTouched = (r: MsRange, ms: number): number => Math.floor(r.to / ms) - Math.floor(r.from / ms) + 1;
+
+/** The smallest nice bucket whose epoch-aligned buckets touching the range are no more than `points`. */
 export function bucketSize(r: MsRange, points: number): number {
-  const needed = Math.ceil((r.to - r.from + 1) / points);
-  const nice = NICE_MS.find((ms) => ms >= needed);
-  return nice ?? Math.ceil(needed / DAY_MS) * DAY_MS;
+  const nice = NICE_MS.find((ms) => bucketsTouched(r, ms) <= points);
+  if (nice !== undefined) return nice;
+  // Whole days: the fewest that could do, one more while the range's ends still cut one bucket too many.
+  let days = Math.ceil((r.to - r.from + 1) / points / DAY_MS);
+  while (bucketsTouched(r, days * DAY_MS) > points) days++;
+  return days * DAY_MS;
 }
 
 /** The request's range, or which input is wrong and how (the action turns it into its message). */
