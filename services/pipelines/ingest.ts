@@ -72,16 +72,28 @@ export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>)
   return { accepted: accepted.length, rejected };
 }
 
-/** The batch, the pipeline's counters and the stream message, in one transaction. */
+/**
+ * Readings per stream message: a full request (MAX_READINGS, UUID ids) is about 1.5 MB of JSON,
+ * past NATS's default 1 MB payload, and a message the stream refuses would hold the outbox up.
+ */
+export const STREAM_BATCH_READINGS = 2000;
+
+/** The request's readings, their stream messages (one batch each, in order), and the pipeline's counters, in one transaction. */
 async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: Reading[]): Promise<void> {
-  const batch: ReadingBatch = { batch_id: newId(), pipeline_id: pipeline.pipeline_id, site_id: pipeline.site_id, plant_id: pipeline.plant_id, readings };
+  const batches: ReadingBatch[] = [];
+  for (let i = 0; i < readings.length; i += STREAM_BATCH_READINGS) {
+    const part = readings.slice(i, i + STREAM_BATCH_READINGS);
+    batches.push({ batch_id: newId(), pipeline_id: pipeline.pipeline_id, site_id: pipeline.site_id, plant_id: pipeline.plant_id, readings: part });
+  }
   const days = daysOf(readings);
   await env.partitions.ensure(env.db, days);
   const write = () =>
     env.db.transaction(async (tx) => {
-      await repo.insertReadings(tx, batch, readings);
-      // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
-      await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
+      for (const batch of batches) {
+        await repo.insertReadings(tx, batch, batch.readings);
+        // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
+        await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
+      }
       await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
     });
   try {

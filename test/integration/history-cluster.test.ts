@@ -137,7 +137,21 @@ beforeAll(async () => {
   pg = new Client({ connectionString: cluster.db!.url });
   await pg.connect();
   h = await hierarchy({ http: cluster.http } as TestNode, "Clu");
-  gw = await createEdge({ http: cluster.http } as TestNode, edgeBody(h, [h.pump.id, h.fan.id]));
+  // The api node answers the probes once it knows pipelines; pipelines may not know config yet (503 meanwhile).
+  let created: { id: string; ingest_key: string } | undefined;
+  await pollUntil(
+    async () => {
+      created = await createEdge({ http: cluster.http } as TestNode, edgeBody(h, [h.pump.id, h.fan.id])).catch((err: Error) => {
+        if (!err.message.includes(" 503 ")) throw err;
+        return undefined;
+      });
+      return created !== undefined;
+    },
+    15_000,
+    "the pipelines process to reach config",
+    [cluster.process("pipelines")],
+  );
+  gw = created!;
 }, 120_000);
 
 afterAll(async () => {
