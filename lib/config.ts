@@ -52,7 +52,7 @@ export interface AppConfig {
   /** Deliveries of one stream message before it goes to the dead-letter subject. */
   streamMaxDeliveries: number;
   /** How long a durable stream keeps a message (JetStream max_age; the in-process log likewise). */
-  /** This process's pipelines replicas fold readings into the history rollups (HISTORY_ROLLUPS, default on). */
+  /** Readings are folded into the history rollups as they are stored (HISTORY_ROLLUPS, default on; off only to measure their cost). */
   historyRollups: boolean;
   streamMaxAgeS: number;
   /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */

@@ -60,8 +60,6 @@ export interface StreamConsumer<This = Service, T = unknown> {
   ackWaitMs?: number;
   /** Failed deliveries before dead-lettering (SubscribeOptions.maxDeliveries). */
   maxDeliveries?: number;
-  /** Read when the service starts: false leaves this replica out of the group (default true). */
-  enabled?: () => boolean;
   /** Called with the service as `this` (the mixin binds it). */
   handler(this: This, data: T, message: StreamMessage<T>): Promise<void> | void;
 }
@@ -125,7 +123,7 @@ export function StreamMixin(opts: StreamMixinOptions = {}): Partial<ServiceSchem
       // Each service typed its consumers by its own `this` and the publisher's messages; here they are generic.
       const consumers: StreamConsumers = (this.schema as { streams?: StreamConsumers }).streams ?? {};
       for (const [stream, consumer] of Object.entries(consumers)) {
-        if (!consumer || consumer.enabled?.() === false) continue;
+        if (!consumer) continue;
         const handler = consumer.handler.bind(this);
         const sub = await adapter.subscribe(stream, consumer.group, (m: StreamMessage) => Promise.resolve(handler(m.data, m)), {
           concurrency: consumer.concurrency,

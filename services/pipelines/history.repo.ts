@@ -1,55 +1,28 @@
 /**
- * The SQL of a tag's history (history.ts has the rules): the minute and hour rollups folded from
- * each readings batch once, the parts of a history's buckets from each tier, raw readings, the
+ * The SQL of a tag's history (history.ts has the rules): the minute and hour rollups each readings
+ * batch is folded into as it is stored, the parts of a history's buckets from each tier, raw readings, the
  * export's cursor, and what retention removes of the rollups.
  */
 import type { DataSource } from "typeorm";
 import type { MsRange } from "../../lib/buckets";
-import { HOUR_MS, MINUTE_MS } from "../../lib/time";
-import type { ReadingBatch } from "./contract";
-import { rollupsOf, type HistoryTiers, type Part, type Rollup } from "./history";
-import { arrayText } from "./repo";
+import type { HistoryTiers, Part } from "./history";
 
 /** A bound in the readings' own terms: the insert's to_timestamp(ms / 1000), so equal ms compare equal. */
 const TS = (n: number) => `to_timestamp($${n}::float8 / 1000)`;
 /** A reading's time back in epoch ms. */
 const MS = `round(extract(epoch FROM ts) * 1000)::float8`;
 
-async function upsertRollups(tx: { query(sql: string, params: unknown[]): Promise<unknown> }, table: "reading_minutes" | "reading_hours", site_id: string, rows: Rollup[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(
-    `INSERT INTO ${table} AS r (monitor_id, tag_id, start, site_id, n, sum, min, max)
-     SELECT u.m, u.g, u.s, $1, u.n, u.sm, u.lo, u.hi
-       FROM unnest($2::uuid[], $3::text[], $4::bigint[], $5::int[], $6::float8[], $7::float8[], $8::float8[]) AS u(m, g, s, n, sm, lo, hi)
-     ON CONFLICT (monitor_id, tag_id, start) DO UPDATE SET
-       n = r.n + excluded.n, sum = r.sum + excluded.sum, min = LEAST(r.min, excluded.min), max = GREATEST(r.max, excluded.max)`,
-    [
-      site_id,
-      `{${rows.map((r) => r.monitor_id).join(",")}}`,
-      `{${rows.map((r) => arrayText(r.tag_id)).join(",")}}`,
-      `{${rows.map((r) => r.start).join(",")}}`,
-      `{${rows.map((r) => r.n).join(",")}}`,
-      `{${rows.map((r) => r.sum).join(",")}}`,
-      `{${rows.map((r) => r.min).join(",")}}`,
-      `{${rows.map((r) => r.max).join(",")}}`,
-    ],
-  );
-}
-
 /**
- * Folds a batch into the minute and hour rollups, once: the batch id is claimed in the same
- * transaction, so a redelivery (after a crash, a timeout) adds nothing. Rows are written in key
- * order, so two batches of overlapping tags cannot deadlock. The number of readings folded.
+ * The upsert of one rollup table from a batch's readings (`u`: monitor m, tag g, epoch ms t, value
+ * v; the site in $2), grouped per tag and `size` ms and written in key order, so that two batches
+ * of the same tags take their row locks in one order and cannot deadlock. Part of the readings'
+ * insert (repo.ts insertReadings).
  */
-export async function rollUp(db: DataSource, batch: ReadingBatch, now = Date.now()): Promise<number> {
-  return db.transaction(async (tx) => {
-    const claimed = (await tx.query(`INSERT INTO rolled_batches (batch_id, rolled_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING batch_id`, [batch.batch_id, now])) as unknown[];
-    if (claimed.length === 0) return 0;
-    await upsertRollups(tx, "reading_minutes", batch.site_id, rollupsOf(batch.readings, MINUTE_MS));
-    await upsertRollups(tx, "reading_hours", batch.site_id, rollupsOf(batch.readings, HOUR_MS));
-    return batch.readings.length;
-  });
-}
+export const foldInto = (table: "reading_minutes" | "reading_hours", size: number): string =>
+  `INSERT INTO ${table} AS x (monitor_id, tag_id, start, site_id, n, sum, min, max)
+   SELECT m, g, t::bigint - t::bigint % ${size}, $2, count(*), sum(v), min(v), max(v) FROM u GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+   ON CONFLICT (monitor_id, tag_id, start) DO UPDATE SET
+     n = x.n + excluded.n, sum = x.sum + excluded.sum, min = LEAST(x.min, excluded.min), max = GREATEST(x.max, excluded.max)`;
 
 /** Per bucket of `bucket` ms, each tier's share of the range (history.ts, historyTiers). */
 export async function historyParts(db: DataSource, monitor_id: string, tag_id: string, tiers: HistoryTiers, bucket: number): Promise<Part[]> {
@@ -134,9 +107,4 @@ export async function* exportRows(db: DataSource, monitor_id: string, r: MsRange
 export async function deleteRollupsBefore(db: DataSource, site_id: string, before: number): Promise<void> {
   await db.query(`DELETE FROM reading_minutes WHERE site_id = $1 AND start < $2`, [site_id, before]);
   await db.query(`DELETE FROM reading_hours WHERE site_id = $1 AND start < $2`, [site_id, before]);
-}
-
-/** Batch claims older than any redelivery can be (the stream keeps messages `maxAgeMs`). */
-export async function forgetRolledBatches(db: DataSource, before: number): Promise<void> {
-  await db.query(`DELETE FROM rolled_batches WHERE rolled_at < $1`, [before]);
 }

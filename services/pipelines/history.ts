@@ -4,7 +4,7 @@
  * points. Pure; history.repo.ts runs the SQL.
  *
  * Readings are kept raw (daily partitions) and rolled up per minute and per hour (count, sum,
- * min, max per tag; rollupsOf). A history answers the raw readings when the range holds no more
+ * min, max per tag; history.repo.ts's rollUp). A history answers the raw readings when the range holds no more
  * than `points` of them; else equal, epoch-aligned buckets of a "nice" size (1 s … 12 h, then
  * whole days) with the mean as `value` and the extremes in `min`/`max`, so a spike survives the
  * zoom-out. Each bucket is summed from the coarsest rollup that fits whole inside it (hours when
@@ -115,40 +115,3 @@ export function pointsOf(parts: Part[], r: MsRange): HistoryPoint[] {
 
 /** A raw reading as a point of its own (`bucket_ms` 0). */
 export const rawPoint = (ts: number, value: number): HistoryPoint => ({ timestamp: ts, value, min: value, max: value, count: 1 });
-
-/** One reading of a batch, as rollupsOf takes it. */
-export interface RolledReading {
-  monitor_id: string;
-  tag_id: string;
-  ts: number;
-  value: number;
-}
-
-export interface Rollup {
-  monitor_id: string;
-  tag_id: string;
-  /** Start of the minute or hour, epoch ms. */
-  start: number;
-  n: number;
-  sum: number;
-  min: number;
-  max: number;
-}
-
-/** A batch's readings folded per tag and `size` bucket, in key order (monitor, tag, start): the order rows are locked in. */
-export function rollupsOf(readings: RolledReading[], size: number): Rollup[] {
-  const byKey = new Map<string, Rollup>();
-  for (const r of readings) {
-    const start = r.ts - (((r.ts % size) + size) % size);
-    const key = `${r.monitor_id}\u0000${r.tag_id}\u0000${start}`;
-    const x = byKey.get(key);
-    if (!x) byKey.set(key, { monitor_id: r.monitor_id, tag_id: r.tag_id, start, n: 1, sum: r.value, min: r.value, max: r.value });
-    else {
-      x.n += 1;
-      x.sum += r.value;
-      if (r.value < x.min) x.min = r.value;
-      if (r.value > x.max) x.max = r.value;
-    }
-  }
-  return [...byKey.values()].sort((a, b) => (a.monitor_id < b.monitor_id ? -1 : a.monitor_id > b.monitor_id ? 1 : a.tag_id < b.tag_id ? -1 : a.tag_id > b.tag_id ? 1 : a.start - b.start));
-}

@@ -7,6 +7,7 @@
  */
 import { SharedCache } from "../../lib/cache";
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
+import { config } from "../../lib/config";
 import { isId, newId } from "../../lib/ids";
 import { countDomain } from "../../lib/metrics";
 import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/contract";
@@ -90,7 +91,7 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
   const write = () =>
     env.db.transaction(async (tx) => {
       for (const batch of batches) {
-        await repo.insertReadings(tx, batch, batch.readings);
+        await repo.insertReadings(tx, batch, batch.readings, config().historyRollups);
         // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
         await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       }

@@ -62,7 +62,6 @@ export async function runRetention(env: PipelinesEnv, ctx: JobCaller, now: numbe
     // A tag's trend outlives its raw readings: the rollups stay for the longest history range at least.
     await history.deleteRollupsBefore(env.db, site_id, now - Math.max(retention_days, ROLLUPS_KEPT_DAYS) * DAY_MS);
   }
-  await history.forgetRolledBatches(env.db, now - config().streamMaxAgeS * 1000 - DAY_MS);
   if (plan.drop.length || deleted) env.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
   return { dropped: plan.drop, deleted };
 }

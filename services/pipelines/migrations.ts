@@ -94,9 +94,7 @@ export const migrations = [
   // Stream messages carry their pipeline as key: a pipeline's batches reach consumers in order.
   sqlMigration("PipelinesOutboxKey1765000000000", OUTBOX_KEY_SQL),
   // A tag's history at any zoom (history.ts): per tag, minute and hour, the readings' count, sum
-  // and extremes, folded from the readings stream by this service's own consumer group, once per
-  // batch (rolled_batches: a redelivered batch is a no-op). The readings table has no rollup
-  // for the days before this migration; they are folded from it here, in one pass.
+  // and extremes. The readings stored before this migration are folded here, in one pass.
   sqlMigration("PipelinesHistoryRollups1766000000800", [
     `CREATE TABLE reading_minutes (
        monitor_id  uuid    NOT NULL,
@@ -140,4 +138,7 @@ export const migrations = [
     `INSERT INTO rolled_batches (batch_id, rolled_at)
      SELECT DISTINCT batch_id, (extract(epoch FROM now()) * 1000)::bigint FROM readings`,
   ]),
+  // The rollups are written with the readings, in their transaction (repo.ts insertReadings), not
+  // folded from the stream: no batch claims to keep.
+  sqlMigration("PipelinesHistoryInline1766000001000", [`DROP TABLE rolled_batches`]),
 ];

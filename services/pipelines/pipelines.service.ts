@@ -6,8 +6,8 @@
  *
  * Each module of actions carries its operations' routes, params and docs beside the handlers;
  * the handlers call the domain (crud.ts, fleet.ts, ingest.ts, sql-connect.ts, history.ts), whose SQL
- * is in repo.ts and history.repo.ts. The raw readings' owner also answers their history: it folds
- * its own readings stream into minute and hour rollups.
+ * is in repo.ts and history.repo.ts. The raw readings' owner also answers their history, from
+ * minute and hour rollups written with the readings.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { LocalCache } from "../../lib/cache";
@@ -15,11 +15,10 @@ import { config } from "../../lib/config";
 import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
-import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
+import { StreamMixin } from "../../mixins/stream.mixin";
 import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
-import { pipelinesEvents, type PipelineStreams, type PipelinesChanged } from "./contract";
+import { pipelinesEvents, type PipelinesChanged } from "./contract";
 import { historyActions } from "./history.actions";
-import { rollUp } from "./history.repo";
 import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
 import { ingestActions } from "./ingest.actions";
@@ -62,30 +61,11 @@ const jobs: PeriodicJobs<PipelinesThis> = {
   },
 };
 
-/**
- * The durable group "pipelines" on this service's own readings stream: each batch folded into the
- * history rollups once (history.repo.ts claims its id), off the ingestion request's path.
- */
-const streams: StreamConsumers<PipelinesThis, PipelineStreams> = {
-  readings: {
-    group: "pipelines",
-    concurrency: 4,
-    enabled: () => config().historyRollups,
-    async handler(batch) {
-      await rollUp(this.db, batch);
-    },
-  },
-};
-
-const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> & {
-  jobs: PeriodicJobs<PipelinesThis>;
-  streams: StreamConsumers<PipelinesThis, PipelineStreams>;
-} = {
+const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> & { jobs: PeriodicJobs<PipelinesThis> } = {
   name: "pipelines",
   mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "pipelines", migrations, poolSize: 16 })],
   settings: { openapi: { schemas: PIPELINES_SCHEMAS } },
   jobs,
-  streams,
 
   actions: {
     ...thirdPartyActions, // third-party pipelines

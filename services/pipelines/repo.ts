@@ -6,6 +6,8 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { isUniqueViolation } from "../../lib/errors";
 import type { ActionName, ActionRow, Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
+import { HOUR_MS, MINUTE_MS } from "../../lib/time";
+import { foldInto } from "./history.repo";
 import { DAY_MS, dayStart } from "./storage";
 import type { Reading, ResolvedPipeline, WaveformMessage } from "./contract";
 
@@ -387,9 +389,12 @@ export interface BatchPlace {
 /**
  * One statement for the whole batch; `idx` is the reading's place in the batch (its stable id).
  * The arrays go as ready-made PostgreSQL array literals: uuids and numbers need no quoting, and
- * pg's generic per-element escaping was a tenth of the ingest path's CPU.
+ * pg's generic per-element escaping was a tenth of the ingest path's CPU. With `rollups`, the
+ * same statement folds the batch into the history's minute and hour rollups (history.repo.ts):
+ * in the readings' own transaction, so they never differ from the readings, whatever is retried
+ * or redelivered, at the cost of PostgreSQL's grouping only.
  */
-export async function insertReadings(tx: EntityManager, place: BatchPlace, readings: Reading[]): Promise<void> {
+export async function insertReadings(tx: EntityManager, place: BatchPlace, readings: Reading[], rollups = true): Promise<void> {
   const n = readings.length;
   const monitors = new Array<string>(n);
   const tags = new Array<string>(n);
@@ -402,10 +407,15 @@ export async function insertReadings(tx: EntityManager, place: BatchPlace, readi
     ts[i] = r.ts;
     values[i] = r.value;
   }
+  const insert = `INSERT INTO readings (ts, pipeline_id, site_id, monitor_id, tag_id, value, batch_id, idx)
+                  SELECT to_timestamp(u.t / 1000), $1, $2, u.m, u.g, u.v, $3, (u.i - 1)::int FROM u`;
+  const batch = `unnest($4::uuid[], $5::text[], $6::float8[], $7::float8[]) WITH ORDINALITY AS u(m, g, t, v, i)`;
   await tx.query(
-    `INSERT INTO readings (ts, pipeline_id, site_id, monitor_id, tag_id, value, batch_id, idx)
-     SELECT to_timestamp(u.t / 1000), $1, $2, u.m, u.g, u.v, $3, (u.i - 1)::int
-       FROM unnest($4::uuid[], $5::text[], $6::float8[], $7::float8[]) WITH ORDINALITY AS u(m, g, t, v, i)`,
+    rollups
+      ? `WITH u AS (SELECT * FROM ${batch}), stored AS (${insert}),
+              minutes AS (${foldInto("reading_minutes", MINUTE_MS)}), hours AS (${foldInto("reading_hours", HOUR_MS)})
+         SELECT 1`
+      : `${insert.replace("FROM u", `FROM ${batch}`)}`,
     [place.pipeline_id, place.site_id, place.batch_id, `{${monitors.join(",")}}`, `{${tags.join(",")}}`, `{${ts.join(",")}}`, `{${values.join(",")}}`],
   );
 }

@@ -1,20 +1,17 @@
 /**
  * History and export across processes over the machine's NATS (JetStream streams): the gateway
  * (with auth and config) in one process, pipelines in another.
- * - Readings ingested through the API are folded into rollups by the pipelines process's stream
- *   consumer; `_history` answers buckets equal to the stored readings' aggregates, and `_export`'s
- *   CSV, a Moleculer stream crossing the bus, arrives whole and equal to the stored readings.
- * - The pipelines process killed (SIGKILL) while its consumer holds a batch it has not acked (its
- *   rollup transaction, half done, waits on a lock the test holds) and started again: the batch
- *   comes again, the ones behind it follow, and the rollups equal the raw readings' aggregates,
- *   nothing counted twice; a batch delivered once more after it was folded (an ack lost) adds
- *   nothing either.
+ * - Readings ingested through the API are folded into rollups as they are stored; `_history`
+ *   answers buckets equal to the stored readings' aggregates, and `_export`'s CSV, a Moleculer
+ *   stream crossing the bus, arrives whole and equal to the stored readings.
+ * - The pipelines process killed (SIGKILL) with ingestion requests in flight (their transactions,
+ *   half done, wait on a lock the test holds) and started again: the requests not answered stored
+ *   nothing, neither readings nor rollups; sent again, as a gateway does, they are stored once,
+ *   and the rollups equal the raw readings' aggregates.
  */
 import { randomBytes } from "node:crypto";
-import { connect, type JetStreamManager, type NatsConnection } from "nats";
 import { Client } from "pg";
-import { DEFAULT_PARTITIONS, JetStreamAdapter, jetStreamNames } from "../../lib/streams";
-import type { ReadingBatch } from "../../services/pipelines/contract";
+import { JetStreamAdapter } from "../../lib/streams";
 import { NATS_URL, pollUntil, startCluster, type Cluster } from "../helpers/cluster";
 import type { TestNode } from "../helpers/node";
 import { createEdge, edgeBody, hierarchy, ingest, type Hierarchy } from "../e2e/pipelines-fixtures";
@@ -22,8 +19,6 @@ import { createEdge, edgeBody, hierarchy, ingest, type Hierarchy } from "../e2e/
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-/** The pipelines group's ack wait, set on its consumers before the service makes them: a killed consumer's batches come again this soon (the service's default is 30 s). */
-const ACK_WAIT_MS = 3000;
 /** Three hours before yesterday's midnight (UTC): the readings cross a day partition and none is in the future. */
 const BASE = Math.floor(Date.now() / DAY) * DAY - DAY - 3 * HOUR;
 const ROWS = 20_000;
@@ -31,11 +26,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const q = (from: number, to: number, extra = "") => `from=${encodeURIComponent(iso(from))}&to=${encodeURIComponent(iso(to))}${extra}`;
 
 const namespace = `test-${randomBytes(4).toString("hex")}`;
-const names = jetStreamNames(namespace, "readings");
 let cluster: Cluster;
 let pg: Client;
-let nc: NatsConnection;
-let jsm: JetStreamManager;
 let h: Hierarchy;
 let gw: { id: string; ingest_key: string };
 
@@ -94,42 +86,7 @@ async function rollupsOffRaw(): Promise<Record<string, unknown[]>> {
   return out;
 }
 
-/** Every pipelines partition consumer has acked all it was handed. */
-async function consumersIdle(): Promise<boolean> {
-  for (let k = 0; k < DEFAULT_PARTITIONS; k++) {
-    const info = await jsm.consumers.info(names.stream, names.partitionDurable("pipelines", k));
-    if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
-  }
-  return true;
-}
-
-/** Deliveries the pipelines group made, redeliveries included. */
-async function deliveries(): Promise<number> {
-  let delivered = 0;
-  for (let k = 0; k < DEFAULT_PARTITIONS; k++) delivered += (await jsm.consumers.info(names.stream, names.partitionDurable("pipelines", k))).delivered.consumer_seq;
-  return delivered;
-}
-
-const messagesInStream = async (): Promise<number> => (await jsm.streams.info(names.stream)).state.messages;
-
 beforeAll(async () => {
-  // The pipelines group's consumers, made as the service makes them (the adapter's own subscribe)
-  // but with a short ack wait; the service finds them and uses them as they are.
-  const adapter = new JetStreamAdapter(NATS_URL, { namespace, maxDeliveries: 5, maxAgeS: 3600, partitions: DEFAULT_PARTITIONS }, console);
-  await adapter.start();
-  const sub = await adapter.subscribe(
-    "readings",
-    "pipelines",
-    () => {
-      throw new Error("the test's subscription handles nothing");
-    },
-    { ackWaitMs: ACK_WAIT_MS },
-  );
-  await sub.close();
-  await adapter.stop();
-  nc = await connect({ servers: NATS_URL });
-  jsm = await nc.jetstreamManager();
-
   cluster = await startCluster({
     processes: [["api", "auth", "config"], ["pipelines"]],
     env: { NAMESPACE: namespace, STREAM_MAX_AGE_S: "3600" },
@@ -161,7 +118,6 @@ afterAll(async () => {
   await adapter.start();
   await adapter.destroy(["readings", "waveforms"]);
   await adapter.stop();
-  await nc?.close();
 }, 60_000);
 
 describe("history and export with pipelines in a process of its own", () => {
@@ -226,18 +182,24 @@ describe("history and export with pipelines in a process of its own", () => {
     expect(lines.slice(1)).toEqual([...rows].map(([ts, v]) => `${iso(ts)},${v.join(",")}`));
   }, 60_000);
 
-  it("folds each batch once when the pipelines process is killed holding unacked batches and started again", async () => {
+  it("stores each request's readings and rollups together or not at all when the pipelines process is killed mid-request", async () => {
     const before = (await counts()).raw;
-    // The test holds the hour rollups: the first batch's rollup transaction claims its id, writes
-    // its minutes and waits there, so the consumer holds a batch it cannot ack when it is killed
-    // (one gateway's batches share a partition: the others wait behind it in the stream).
+    const readings: Reading[] = Array.from({ length: 12_000 }, (_, i) => ({ monitor_id: h.fan.id, tag_id: "vib", ts: BASE + i * 1500, value: (i % 13) / 4 }));
+    const requests: Reading[][] = [];
+    for (let i = 0; i < readings.length; i += 500) requests.push(readings.slice(i, i + 500));
+    const post = (b: Reading[]) =>
+      ingest<{ accepted: number }>({ http: cluster.http } as TestNode, "POST", `/_ingest/pipelines/${gw.id}/readings`, gw.ingest_key, { readings: b }).then(
+        (res) => res.status,
+        () => 0,
+      );
+    // The test holds the hour rollups: the requests' transactions store their readings and wait there.
     const holder = new Client({ connectionString: cluster.db!.url });
     await holder.connect();
+    let answered: number[];
     try {
       await holder.query(`BEGIN`);
       await holder.query(`LOCK TABLE pipelines.reading_hours IN SHARE MODE`);
-      const readings: Reading[] = Array.from({ length: 12_000 }, (_, i) => ({ monitor_id: h.fan.id, tag_id: "vib", ts: BASE + i * 1500, value: (i % 13) / 4 }));
-      expect(await send(readings, 500, 6)).toBe(24);
+      const inFlight = requests.slice(0, 6).map(post);
       await pollUntil(
         async () =>
           (
@@ -246,56 +208,28 @@ describe("history and export with pipelines in a process of its own", () => {
             )
           ).rows[0].n > 0,
         10_000,
-        "a rollup waiting on the hour rollups",
+        "an ingestion waiting on the hour rollups",
       );
       await cluster.process("pipelines").stop("SIGKILL");
+      answered = await Promise.all(inFlight);
     } finally {
       await holder.query(`COMMIT`);
       await holder.end();
     }
-    // The dead process's transactions end without a commit: none of the new batches is claimed.
+    // None was answered 200, and none stored anything: a dead process's transactions end without a commit.
+    expect(answered.filter((status) => status === 200)).toEqual([]);
     await pollUntil(
       async () => (await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE '%reading_hours%' AND state <> 'idle'`)).rows[0].n === 0,
       10_000,
       "the killed process's transactions to end",
     );
-    const claimed = await pg.query(
-      `SELECT count(*)::int AS n FROM pipelines.rolled_batches WHERE batch_id IN (SELECT DISTINCT batch_id FROM pipelines.readings WHERE monitor_id = $1)`,
-      [h.fan.id],
-    );
-    expect(claimed.rows[0].n).toBe(0);
-    expect((await counts()).raw).toBe(before + 12_000);
+    expect(await counts()).toEqual({ raw: before, minutes: before, hours: before });
 
+    // The gateway sends them again, and the rest.
     cluster.process("pipelines").start();
     await cluster.waitReady();
-    await rolledUp(before + 12_000);
-    await pollUntil(consumersIdle, 15_000, "the pipelines consumers to ack everything");
-    // The batch the killed consumer held came again.
-    const delivered = await deliveries();
-    expect(delivered).toBeGreaterThan(await messagesInStream());
-    expect(await rollupsOffRaw()).toEqual({ reading_minutes: [], reading_hours: [] });
-    const rolled = await pg.query(`SELECT (SELECT count(*) FROM pipelines.rolled_batches)::int AS claimed, (SELECT count(DISTINCT batch_id) FROM pipelines.readings)::int AS stored`);
-    expect(rolled.rows[0].claimed).toBe(rolled.rows[0].stored);
-
-    // A batch folded before, delivered once more (its ack lost): another message id, so the stream keeps it.
-    const [row] = (await pg.query(`SELECT batch_id, site_id, pipeline_id FROM pipelines.readings WHERE monitor_id = $1 LIMIT 1`, [h.fan.id])).rows;
-    const batch: ReadingBatch = {
-      ...row,
-      plant_id: h.plant,
-      readings: (
-        await pg.query(`SELECT monitor_id, tag_id, round(extract(epoch FROM ts) * 1000)::float8 AS ts, value FROM pipelines.readings WHERE batch_id = $1 ORDER BY idx`, [
-          row.batch_id,
-        ])
-      ).rows,
-    };
-    const messages = await messagesInStream();
-    const adapter = new JetStreamAdapter(NATS_URL, { namespace, maxDeliveries: 5, maxAgeS: 3600, partitions: DEFAULT_PARTITIONS }, console);
-    await adapter.start();
-    await adapter.publish("readings", [{ id: `${batch.batch_id}:again`, key: batch.pipeline_id, payload: JSON.stringify(batch) }]);
-    await adapter.stop();
-    expect(await messagesInStream()).toBe(messages + 1);
-    await pollUntil(consumersIdle, 15_000, "the pipelines consumers to ack the batch sent again", [cluster.process("pipelines")]);
-    expect(await deliveries()).toBe(delivered + 1);
+    await pollUntil(async () => (await post(requests[0])) === 200, 15_000, "the pipelines process to take readings again", [cluster.process("pipelines")]);
+    expect(await send(requests.slice(1).flat(), 500, 6)).toBe(23);
     expect(await counts()).toEqual({ raw: before + 12_000, minutes: before + 12_000, hours: before + 12_000 });
     expect(await rollupsOffRaw()).toEqual({ reading_minutes: [], reading_hours: [] });
   }, 60_000);

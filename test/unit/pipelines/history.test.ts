@@ -12,10 +12,8 @@ import {
   historyTiers,
   MAX_HISTORY_DAYS,
   pointsOf,
-  rollupsOf,
   type HistoryTiers,
   type Part,
-  type RolledReading,
 } from "../../../services/pipelines/history";
 import type { ExportRow } from "../../../services/pipelines/history.repo";
 
@@ -198,6 +196,23 @@ describe("historyTiers", () => {
   });
 });
 
+/** A tag's readings as the rollup SQL folds them (history.repo.ts rollUp): per `size` bucket, count, sum and extremes. */
+interface RolledReading {
+  monitor_id: string;
+  tag_id: string;
+  ts: number;
+  value: number;
+}
+function rollupsOf(readings: RolledReading[], size: number): { start: number; n: number; sum: number; min: number; max: number }[] {
+  const by = new Map<number, { start: number; n: number; sum: number; min: number; max: number }>();
+  for (const r of readings) {
+    const start = r.ts - (r.ts % size);
+    const x = by.get(start) ?? { start, n: 0, sum: 0, min: Infinity, max: -Infinity };
+    by.set(start, { start, n: x.n + 1, sum: x.sum + r.value, min: Math.min(x.min, r.value), max: Math.max(x.max, r.value) });
+  }
+  return [...by.values()];
+}
+
 /** Readings of one tag, folded as the SQL folds them (history.repo.ts historyParts): each tier's rows in the range's spans. */
 function partsFrom(readings: RolledReading[], tiers: HistoryTiers, bucket: number): Part[] {
   const parts: Part[] = [];
@@ -290,41 +305,6 @@ describe("pointsOf", () => {
   });
 });
 
-describe("rollupsOf", () => {
-  it("folds a batch per monitor, tag and bucket start, in key order, with count, sum and extremes", () => {
-    const batch: RolledReading[] = [
-      { monitor_id: "b", tag_id: "x", ts: T0 + 61 * SECOND, value: 4 },
-      { monitor_id: "a", tag_id: "y", ts: T0 + 5 * SECOND, value: 1 },
-      { monitor_id: "a", tag_id: "x", ts: T0 + 2 * MINUTE_MS + 1, value: 7 },
-      { monitor_id: "a", tag_id: "x", ts: T0 + 59_999, value: -3 },
-      { monitor_id: "a", tag_id: "x", ts: T0, value: 2 },
-      { monitor_id: "b", tag_id: "x", ts: T0 + 119_999, value: 6 },
-      { monitor_id: "a", tag_id: "x", ts: T0 + 2 * MINUTE_MS + 5, value: 9 },
-    ];
-    expect(rollupsOf(batch, MINUTE_MS)).toEqual([
-      { monitor_id: "a", tag_id: "x", start: T0, n: 2, sum: -1, min: -3, max: 2 },
-      { monitor_id: "a", tag_id: "x", start: T0 + 2 * MINUTE_MS, n: 2, sum: 16, min: 7, max: 9 },
-      { monitor_id: "a", tag_id: "y", start: T0, n: 1, sum: 1, min: 1, max: 1 },
-      { monitor_id: "b", tag_id: "x", start: T0 + MINUTE_MS, n: 2, sum: 10, min: 4, max: 6 },
-    ]);
-    expect(rollupsOf(batch, HOUR_MS)).toEqual([
-      { monitor_id: "a", tag_id: "x", start: T0, n: 4, sum: 15, min: -3, max: 9 },
-      { monitor_id: "a", tag_id: "y", start: T0, n: 1, sum: 1, min: 1, max: 1 },
-      { monitor_id: "b", tag_id: "x", start: T0, n: 2, sum: 10, min: 4, max: 6 },
-    ]);
-    expect(rollupsOf([], HOUR_MS)).toEqual([]);
-  });
-
-  it("starts a bucket at the multiple of its size at or before the reading, also before 1970", () => {
-    expect(rollupsOf([reading(-1, 5), reading(-MINUTE_MS, 6)], MINUTE_MS).map((x) => [x.start, x.n])).toEqual([[-MINUTE_MS, 2]]);
-    expect(rollupsOf([reading(T0 + HOUR_MS - 1, 1), reading(T0 + HOUR_MS, 1)], HOUR_MS).map((x) => x.start)).toEqual([T0, T0 + HOUR_MS]);
-  });
-
-  it("orders tag ids by code unit, not by locale (the order rows are locked in)", () => {
-    const keys = rollupsOf([reading(T0, 1), { ...reading(T0, 1), tag_id: "T" }, { ...reading(T0, 1), tag_id: "_" }, { ...reading(T0, 1), tag_id: "a" }], MINUTE_MS).map((x) => x.tag_id);
-    expect(keys).toEqual(["T", "_", "a", "t"]);
-  });
-});
 
 describe("historyRange", () => {
   const from = "2026-03-01T00:00:00Z";
