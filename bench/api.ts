@@ -10,7 +10,11 @@
  * Case groups (BENCH_CASES, comma-separated; all by default):
  *   sites     GET /_config/sites/_list over BENCH_SITES sites (issue 2);
  *   assets    GET /_config/assets/_list?function_id=… on a function with BENCH_ASSETS assets (issue 3);
- *   monitors  GET /_config/monitors/_count over BENCH_ASSETS × BENCH_MONITORS_PER_ASSET monitors (issue 3).
+ *   monitors  GET /_config/monitors/_count over BENCH_ASSETS × BENCH_MONITORS_PER_ASSET monitors (issue 3);
+ *   audit     asset creates and updates, and an asset list, with and without the audit trail, on
+ *             clusters of their own (issue 17; bench/api-audit.ts says how);
+ *   signin    a successful Basic request with and without failed sign-in throttling, on clusters
+ *             of their own (issue 17; bench/api-signin.ts says how).
  * Sites are created through the API; the assets and monitors are written with SQL into the config
  * schema (22,000 creates through the API would take minutes), then read back through the API.
  *
@@ -31,6 +35,8 @@ import { Client } from "pg";
 import { createTestDatabase } from "../test/helpers/db";
 import { ADMIN, basic, httpClient } from "../test/helpers/node";
 import { freePort, pollUntil, ServiceProcess, startCluster } from "../test/helpers/cluster";
+import { runAuditCase } from "./api-audit";
+import { runSignInCase } from "./api-signin";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -40,7 +46,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WITH_COLOCATED = process.env.BENCH_COLOCATED !== "0";
 const ASSETS = Number(process.env.BENCH_ASSETS ?? 2000);
 const MONITORS_PER_ASSET = Number(process.env.BENCH_MONITORS_PER_ASSET ?? 10);
-const GROUP_KEYS = ["sites", "assets", "monitors"] as const;
+const GROUP_KEYS = ["sites", "assets", "monitors", "audit", "signin"] as const;
 type GroupKey = (typeof GROUP_KEYS)[number];
 const CASES = (process.env.BENCH_CASES ?? GROUP_KEYS.join(",")).split(",").map((c) => c.trim()).filter(Boolean);
 for (const c of CASES) if (!(GROUP_KEYS as readonly string[]).includes(c)) throw new Error(`BENCH_CASES: unknown case group ${c}`);
@@ -201,6 +207,10 @@ async function startBaseline(databaseUrl: string): Promise<Target> {
 }
 
 async function main(): Promise<void> {
+  // The audit trail's case runs on clusters and databases of its own.
+  if (CASES.includes("audit")) await runAuditCase();
+  if (CASES.includes("signin")) await runSignInCase();
+  if (CASES.every((c) => c === "audit" || c === "signin")) return;
   const db = await createTestDatabase("ims_bench");
   const targets: Target[] = [];
   const cluster = async (key: string, label: string, processes: string[][], env: Record<string, string>) => {

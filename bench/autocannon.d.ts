@@ -7,6 +7,14 @@ declare module "autocannon" {
     method?: string;
     headers?: Record<string, string>;
     timeout?: number;
+    /** Each connection sends these in turn; `setupRequest` may change a request (its path, its body) before it goes. */
+    requests?: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>;
+    }[];
   }
   interface Histogram {
     average: number;

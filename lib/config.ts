@@ -2,6 +2,7 @@
  * Every setting of the service comes from the environment and is read here, once.
  * The README's environment table lists the same names; keep the two in step.
  */
+import { isIP } from "node:net";
 import path from "node:path";
 import { DEFAULT_PARTITIONS } from "./streams/partitions";
 
@@ -57,6 +58,16 @@ export interface AppConfig {
   streamMaxAgeS: number;
   /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */
   streamPartitions: number;
+  /** The proxies (addresses or CIDRs) whose X-Forwarded-For and X-Forwarded-Proto are believed; empty: the socket's peer is the client. */
+  trustProxy: string[];
+  /** A console session ends after this long without a request. */
+  sessionTtlS: number;
+  /** SIGNIN_THROTTLE=false turns failed sign-in throttling off: for the benchmark's comparison only. */
+  signInThrottle: boolean;
+  /** The sign-in and OTP throttling window; 900 s in service, shorter only in tests (THROTTLE_WINDOW_S). */
+  throttleWindowS: number;
+  /** AUDIT_TRAIL=false stops staging audit entries: for the benchmark's comparison only, never in service. */
+  auditTrail: boolean;
 }
 
 export const ALL_SERVICES = [
@@ -91,6 +102,19 @@ function optionalInt(env: Env, name: string): number | undefined {
 function str(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === "" ? undefined : raw;
+}
+
+/** TRUST_PROXY: comma-separated addresses (`10.0.0.7`) or CIDRs (`10.0.0.0/8`, `fd00::/8`). */
+function trustProxyOf(env: Env): string[] {
+  const entries = (str(env, "TRUST_PROXY") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address = "", prefix, ...rest] = entry.split("/");
+    const family = isIP(address);
+    const bits = prefix === undefined ? 0 : Number(prefix);
+    const valid = family !== 0 && rest.length === 0 && (prefix === undefined || (/^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128)));
+    if (!valid) throw new Error(`TRUST_PROXY must list addresses or CIDRs, comma-separated; got "${entry}"`);
+  }
+  return entries;
 }
 
 export function readConfig(env: Env = process.env): AppConfig {
@@ -151,6 +175,11 @@ export function readConfig(env: Env = process.env): AppConfig {
     streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
     streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),
     streamPartitions: int(env, "STREAM_PARTITIONS", DEFAULT_PARTITIONS, 1, 1024),
+    trustProxy: trustProxyOf(env),
+    sessionTtlS: int(env, "SESSION_TTL_S", 8 * 3600, 60),
+    signInThrottle: str(env, "SIGNIN_THROTTLE") !== "0" && str(env, "SIGNIN_THROTTLE") !== "false",
+    throttleWindowS: int(env, "THROTTLE_WINDOW_S", 15 * 60, 1),
+    auditTrail: str(env, "AUDIT_TRAIL") !== "0" && str(env, "AUDIT_TRAIL") !== "false",
   };
 }
 

@@ -12,8 +12,12 @@ import type { ModuleName } from "./access";
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 export type Route = `${Method} /${string}`;
 
-/** How a caller is known: HTTP Basic (or the console's session), a pipeline's ingest key, or not at all. */
-export type AuthKind = "basic" | "ingest" | "none";
+/**
+ * How a caller is known: HTTP Basic (or the console's session cookie), a pipeline's ingest key,
+ * not at all, or `session`: the console's sign-in routes, where the cookie's session (if any) is
+ * the caller and none is no error.
+ */
+export type AuthKind = "basic" | "ingest" | "none" | "session";
 
 /** How a caller without the module's grant is refused (spec: Errors, common to most operations). */
 export type DeniedMessage = "module-by-type" | "configuration" | "users";
@@ -39,7 +43,12 @@ export const ROUTE_GROUPS = {
   sites: { title: "Sites", ...configuration },
   plants: { title: "Plants", ...configuration },
   users: { title: "Users", auth: "basic", module: "Configuration", denied: "users" },
+  // A user manages its own API tokens whatever its modules: a token grants no more than its user has.
+  tokens: { title: "Users", auth: "basic" },
   password: { title: "Password reset", auth: "none" },
+  session: { title: "Console session", auth: "session" },
+  // Every user type reaches the handler, which answers 403 `Unauthorized operation` to all but the admins (EXTENSIONS §4).
+  audit: { title: "Audit trail", auth: "basic" },
   thirdparty: { title: "Third-party pipelines", ...configuration },
   edge: { title: "Edge server pipelines", ...configuration },
   pipelines: { title: "Pipelines, all kinds", ...configuration },

@@ -10,21 +10,26 @@ import type { AppConfig } from "../lib/config";
 import { brokerOptions } from "../moleculer.config";
 import { errorText } from "./call";
 import { plants, sites } from "./commands/config";
+import { history } from "./commands/history";
 import { notifications, notificationsRetry } from "./commands/notifications";
 import { pipelineShow, pipelineStart, pipelineStop, retentionNow } from "./commands/pipelines";
 import { seed } from "./commands/seed";
+import { tokenIssue, tokenRevoke } from "./commands/tokens";
 import { userCreate, userPassword } from "./commands/users";
 import { UsageError, type AdminCommand, type CommandArgs, type ReplContext } from "./types";
 
 export const COMMANDS: AdminCommand[] = [
   userCreate,
   userPassword,
+  tokenIssue,
+  tokenRevoke,
   sites,
   plants,
   pipelineStart,
   pipelineStop,
   pipelineShow,
   retentionNow,
+  history,
   notifications,
   notificationsRetry,
   seed,

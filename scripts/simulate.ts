@@ -1,6 +1,6 @@
 /**
  * `npm run simulate -- --pipeline <id> --key <ingest key> [--url http://127.0.0.1:3000] [--rate 1]
- *                     [--waveform-every 30] [--run]`
+ *                     [--waveform-every 30] [--run] [--backfill 30d [--step 60s]]`
  *
  * Behaves as an edge gateway against the ingestion API: fetches its configuration with its key,
  * sends heartbeats for its four components every 10 s, polls its actions every 2 s and acks
@@ -13,6 +13,12 @@
  *     capture per axis (x, y, z) whose spectrum has a running-speed peak (the asset's
  *     rotating_speed, else 1480 RPM) with harmonics, a bearing tone and noise.
  * `--run` streams from the start without waiting for a start action.
+ *
+ * `--backfill <span>` first sends the history a gateway would have buffered: every tag at every
+ * `--step` from now - span to now, oldest first, in batches of BACKFILL_BATCH readings through the
+ * same ingestion API, with a triaxial capture of each condition monitor every hour; then it goes
+ * on as above (heartbeats, actions, streaming once started). Values follow the same model, so a
+ * month's trend shows the day's load cycle and the 10-minute swing in its extremes.
  */
 import { parseArgs } from "node:util";
 
@@ -23,6 +29,9 @@ interface Args {
   rate: number;
   waveformEvery: number;
   run: boolean;
+  /** How far back to send history, ms (0: none). */
+  backfill: number;
+  step: number;
 }
 
 interface MonitorConfig {
@@ -41,6 +50,7 @@ interface GatewayConfig {
 }
 
 const USAGE = `usage: npm run simulate -- --pipeline <id> --key <ingest key> [--url http://127.0.0.1:3000] [--rate 1] [--waveform-every 30] [--run]
+                            [--backfill 30d [--step 60s]]
 
   --pipeline <id>         the edge pipeline to act as
   --key <ingest key>      its ingest key (shown once, when the pipeline was created)
@@ -48,6 +58,9 @@ const USAGE = `usage: npm run simulate -- --pipeline <id> --key <ingest key> [--
   --rate <n>              reading batches a second (default 1)
   --waveform-every <s>    seconds between vibration captures of each condition monitor (default 30; 0: none)
   --run                   stream at once, without waiting for a start action
+  --backfill <span>       first send the history of every tag from now - span to now (units s, m, h, d: 30d, 12h),
+                          with an hourly capture of each condition monitor; then go on as a gateway
+  --step <span>           time between backfilled readings (default 60s)
   -h, --help              this text`;
 
 function parse() {
@@ -59,9 +72,26 @@ function parse() {
       rate: { type: "string", default: "1" },
       "waveform-every": { type: "string", default: "30" },
       run: { type: "boolean", default: false },
+      backfill: { type: "string" },
+      step: { type: "string", default: "60s" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
+}
+
+const SPAN_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30d`, `12h`, `90m`, `60s` in ms; undefined when it is not a positive number with one of those units. */
+function spanOf(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([smhd])$/.exec(text.trim());
+  const ms = m ? Math.round(Number(m[1]) * SPAN_UNITS[m[2]!]!) : 0;
+  return ms > 0 ? ms : undefined;
+}
+
+/** A wrong option value: said with the usage, without a stack trace, as an unknown option is. */
+function refuse(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
 }
 
 function args(): Args {
@@ -83,8 +113,21 @@ function args(): Args {
     process.exit(2);
   }
   const rate = Number(values.rate);
-  if (!(rate > 0)) throw new Error("--rate must be a positive number of batches a second");
-  return { pipeline: values.pipeline, key: values.key, url: values.url.replace(/\/$/, ""), rate, waveformEvery: Number(values["waveform-every"]), run: values.run };
+  if (!(rate > 0)) refuse("--rate must be a positive number of batches a second");
+  const step = spanOf(values.step);
+  if (step === undefined || step < 1000) refuse("--step must be a time of 1s or more, as 60s, 5m or 1h");
+  const backfill = values.backfill === undefined ? 0 : spanOf(values.backfill);
+  if (backfill === undefined || (backfill > 0 && backfill < step)) refuse("--backfill must be a time of at least --step, as 30d, 12h or 90m");
+  return {
+    pipeline: values.pipeline,
+    key: values.key,
+    url: values.url.replace(/\/$/, ""),
+    rate,
+    waveformEvery: Number(values["waveform-every"]),
+    run: values.run,
+    backfill,
+    step,
+  };
 }
 
 const a = args();
@@ -123,7 +166,9 @@ function levelOf(unit: string): { level: number; spread: number } {
 }
 
 const started = Date.now();
-const drift = (t: number, phase: number) => Math.sin((2 * Math.PI * (t - started)) / 600_000 + phase);
+/** A value's swing, -1 to 1: a 10-minute wander on the day's load cycle (UTC days), so a month's trend shows its days. */
+const drift = (t: number, phase: number) =>
+  0.6 * Math.sin((2 * Math.PI * (t - started)) / 600_000 + phase) + 0.4 * Math.sin((2 * Math.PI * t) / SPAN_UNITS.d! + phase);
 const kwhCounters = new Map<string, number>();
 
 /** One value of a tag at time t (ms). */
@@ -174,12 +219,94 @@ function waveform(m: MonitorConfig, axis: "x" | "y" | "z"): number[] {
   return out;
 }
 
+interface Reading {
+  monitor_id: string;
+  tag_id: string;
+  ts: number;
+  value: number;
+}
+
+interface IngestAnswer {
+  accepted: number;
+  rejected: { index: number; reason: string }[];
+}
+
+/** One triaxial capture of a condition monitor: its three axes share one timestamp, as a triaxial sensor's do. */
+async function capture(m: MonitorConfig, ts: number): Promise<void> {
+  const tag = m.tags.find((t) => /mm\/s|g$/i.test(t.tag_unit))?.tag_name ?? m.tags[0]?.tag_name ?? "vibration";
+  for (const axis of ["x", "y", "z"] as const) {
+    await call("POST", "/waveforms", { monitor_id: m.monitor_id, tag, axis, ts, sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
+  }
+}
+
+/**
+ * Readings a backfill request carries: the route takes up to 10,000, but each batch also travels
+ * as one stream message, which has to stay well under NATS's 1 MB payload (about 100 bytes a reading).
+ */
+const BACKFILL_BATCH = 5000;
+const BACKFILL_CAPTURE_EVERY_MS = SPAN_UNITS.h!;
+const PROGRESS_EVERY_MS = 10_000;
+
+/** Sends every tag's history from now - span to now at `step`, oldest first, and says how many readings went. */
+async function backfill(config: GatewayConfig, phases: Map<string, number>, span: number, step: number): Promise<void> {
+  const t0 = Date.now();
+  const end = t0;
+  const start = end - span;
+  const tags = config.monitors.flatMap((m) => m.tags.map((tag) => ({ m, tag, phase: phases.get(`${m.monitor_id}/${tag.tag_id}`) ?? 0 })));
+  const vibrating = a.waveformEvery > 0 ? config.monitors.filter((m) => m.monitor_type === "condition-monitor") : [];
+  const instants = Math.floor(span / step) + 1;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  log(
+    `backfill: ${iso(start)} to ${iso(end)} every ${step / 1000} s: ${instants} instants x ${tags.length} tags` +
+      (vibrating.length ? `, an hourly capture of ${vibrating.length} condition monitor(s)` : ""),
+  );
+  let batch: Reading[] = [];
+  let accepted = 0;
+  let rejected = 0;
+  let captures = 0;
+  let firstRejection = "";
+  let reported = t0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const res = await call<IngestAnswer>("POST", "/readings", { readings: batch });
+    accepted += res.accepted;
+    rejected += res.rejected.length;
+    if (res.rejected.length && !firstRejection) firstRejection = res.rejected[0]!.reason;
+    batch = [];
+  };
+  let nextCapture = start;
+  for (let ts = start; ts <= end; ts += step) {
+    for (const x of tags) {
+      batch.push({ monitor_id: x.m.monitor_id, tag_id: x.tag.tag_id, ts, value: valueOf(x.m, x.tag, ts, step / 1000, x.phase) });
+      if (batch.length === BACKFILL_BATCH) await flush();
+    }
+    if (vibrating.length && ts >= nextCapture) {
+      for (const m of vibrating) await capture(m, ts);
+      captures += vibrating.length;
+      while (nextCapture <= ts) nextCapture += BACKFILL_CAPTURE_EVERY_MS;
+    }
+    if (Date.now() - reported >= PROGRESS_EVERY_MS) {
+      reported = Date.now();
+      log(`backfill: up to ${iso(ts)}, ${accepted} readings accepted`);
+    }
+  }
+  await flush();
+  const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+  log(
+    `backfill done: ${accepted + rejected} readings sent, ${accepted} accepted, ${rejected} rejected` +
+      (firstRejection ? ` (${firstRejection})` : "") +
+      `; ${captures} captures; ${seconds} s`,
+  );
+}
+
 async function main(): Promise<void> {
   const config = await call<GatewayConfig>("GET", "");
   let running = a.run || config.status === "running";
   log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${running ? ", streaming" : ", waiting for a start action"}`);
   for (const m of config.monitors) log(`  ${m.monitor_type} "${m.monitor_name}": ${m.tags.map((t) => `${t.tag_name} [${t.tag_unit}]`).join(", ") || "no tags"}`);
   const phases = new Map(config.monitors.flatMap((m) => m.tags.map((t) => [`${m.monitor_id}/${t.tag_id}`, Math.random() * 2 * Math.PI] as const)));
+  // History first, then the live gateway: the kWh counters rise through both in time order.
+  if (a.backfill > 0) await backfill(config, phases, a.backfill, a.step);
 
   let sent = 0;
   let stopping = false;
@@ -214,7 +341,7 @@ async function main(): Promise<void> {
       m.tags.map((tag) => ({ monitor_id: m.monitor_id, tag_id: tag.tag_id, ts: now, value: valueOf(m, tag, now, dtS, phases.get(`${m.monitor_id}/${tag.tag_id}`) ?? 0) })),
     );
     if (readings.length === 0) return;
-    const res = await call<{ accepted: number; rejected: { index: number; reason: string }[] }>("POST", "/readings", { readings });
+    const res = await call<IngestAnswer>("POST", "/readings", { readings });
     sent += res.accepted;
     if (res.rejected.length) log(`rejected: ${JSON.stringify(res.rejected.slice(0, 3))}`);
   });
@@ -222,15 +349,8 @@ async function main(): Promise<void> {
   if (a.waveformEvery > 0) {
     every(a.waveformEvery * 1000, async () => {
       if (!running) return;
-      for (const m of config.monitors.filter((x) => x.monitor_type === "condition-monitor")) {
-        const tag = m.tags.find((t) => /mm\/s|g$/i.test(t.tag_unit))?.tag_name ?? m.tags[0]?.tag_name ?? "vibration";
-        // One triaxial capture: its three axes share one timestamp, as a triaxial sensor's do, so
-        // each timestamp of /_cm/fft/_timestamps has a spectrum on every axis.
-        const ts = Date.now();
-        for (const axis of ["x", "y", "z"] as const) {
-          await call("POST", "/waveforms", { monitor_id: m.monitor_id, tag, axis, ts, sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
-        }
-      }
+      // Each timestamp of /_cm/fft/_timestamps has a spectrum on every axis.
+      for (const m of config.monitors.filter((x) => x.monitor_type === "condition-monitor")) await capture(m, Date.now());
     });
   }
 

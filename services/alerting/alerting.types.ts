@@ -6,6 +6,7 @@
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Scope } from "../../lib/access";
+import type { AuditStreams } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
 import type { StreamClient } from "../../mixins/stream.mixin";
 import type { ResolvedFunction } from "../config/contract";
@@ -22,12 +23,18 @@ export type AnyCtx = Context<unknown, Partial<RequestMeta>>;
 
 export interface AlertingLocals {
   db: DataSource;
-  /** The stream mixin's client: opened alerts' notices are staged on the alerts stream through it. */
-  streams: StreamClient<AlertingStreams>;
+  /** The stream mixin's client: opened alerts' notices are staged on the alerts stream through it, audit entries on the audit stream. */
+  streams: StreamClient<AlertingStreams & AuditStreams>;
   /** The batch of each pipeline being evaluated: a pipeline's batches run one after another. */
   pipelineTails: Map<string, Promise<unknown>>;
   /** Series clocks of batches that changed no state, written together every CLOCK_FLUSH_MS. */
   pendingClocks: Map<string, SeriesClock>;
+}
+
+/** Who writes a watcher (the request), and the watcher as it was (null: a new one), for the audit trail. */
+export interface WatcherAudit {
+  ctx: AnyCtx;
+  before: WatcherRow | null;
 }
 
 /** Scope checks and watcher writes (watchers.methods.ts). */
@@ -38,7 +45,7 @@ export interface WatcherMethods {
   gatewayInScope(ctx: AnyCtx, pipeline_id: string): Promise<ResolvedPipeline>;
   checkPlacement(ctx: AnyCtx, body: WatcherBody): Promise<ResolvedFunction>;
   views(ctx: AnyCtx, rows: WatcherRow[]): Promise<WatcherView[]>;
-  saveWatcher(row: WatcherRow, isNew: boolean, existsMessage: string): Promise<void>;
+  saveWatcher(row: WatcherRow, isNew: boolean, existsMessage: string, audit: WatcherAudit): Promise<void>;
   systemWatcher(ctx: AnyCtx, gateway: ResolvedPipeline, monitorId: string | null, current: WatcherRow | null): Promise<WatcherRow>;
   syncSystemWatcher(ctx: AnyCtx, pipeline_id: string, monitorId: string | null, asked?: boolean): Promise<string | null>;
 }

@@ -4,12 +4,13 @@
  * and trend.ts, the SQL in repo.ts.
  */
 import { inScope } from "../../lib/access";
+import { auditedWrite } from "../../lib/audit";
 import { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
-import { alertView } from "./alerts";
+import { alertChange, alertView } from "./alerts";
 import { ALERT_FILTER_FIELDS, ALERT_FILTER_PARAMS, alertFilter, PLACE_ERRORS, type AlertFilterParams } from "./alerts.filters";
 import { MSG } from "./messages";
 import { EXAMPLE_ALERT, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
@@ -172,7 +173,9 @@ export const ALERT_ACTIONS: AlertingActions = {
       try {
         const alert = await repo.getAlert(this.db, ctx.params.alert_id);
         if (!alert || !inScope(this.scope(ctx), alert)) throw unknown();
-        await repo.setNote(this.db, alert.alert_id, ctx.params.note, ctx.meta.user?.username ?? null);
+        await auditedWrite(this.db, this.streams, ctx, alertChange("note", alert, { note: [alert.note, ctx.params.note] }), (q) =>
+          repo.setNote(q, alert.alert_id, ctx.params.note, ctx.meta.user?.username ?? null),
+        );
       } catch (err) {
         if (err instanceof DomainError) throw err;
         this.logger.error("adding a note failed", err);

@@ -4,12 +4,13 @@
  * (pure); a change is made under the alert's row lock, with its history entry, in one transaction.
  */
 import { inScope, scopeOf, type Principal } from "../../lib/access";
+import { stageAudit, type AuditAction, type AuditChange } from "../../lib/audit";
 import { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { MAX_TEXT } from "../../lib/validation";
 import { authClient } from "../auth/contract";
 import type { AlertingActions, AlertingThis, Ctx } from "./alerting.types";
-import { alertView, lifecycleOf, type AlertRow } from "./alerts";
+import { alertChange, alertView, lifecycleOf, type AlertRow } from "./alerts";
 import { mayShelve, SHELVE_MAX_MINUTES, SHELVE_REASON_MAX, transition, type Actor, type HistoryEntry, type LifecycleAction } from "./lifecycle";
 import { MSG } from "./messages";
 import { EXAMPLE_ALERT } from "./openapi";
@@ -23,6 +24,14 @@ const alertId = { type: "string", max: MAX_TEXT } as const;
 const ALERT_ID_FIELD = { alert_id: { description: "the alert's id (its `_id`)", example: EXAMPLE_ALERT._id } };
 const unknownAlert = (alert_id: string) => new DomainError(400, MSG.invalidAlertId(alert_id));
 const actorOf = (ctx: Ctx): Actor | null => (ctx.meta.user ? { username: ctx.meta.user.username, user_type: ctx.meta.user.user_type } : null);
+
+/** The audit trail's word for an operator's action. */
+const AUDIT_ACTION: Record<Exclude<LifecycleAction["action"], "close">, AuditAction> = {
+  acknowledge: "acknowledge",
+  shelve: "shelve",
+  unshelve: "unshelve",
+  assign: "assign",
+};
 
 /** The alert, if it exists and the caller's scope covers it; unknown and out of scope answer alike. */
 async function alertInScope(self: AlertingThis, ctx: Ctx, alert_id: string): Promise<AlertRow> {
@@ -42,7 +51,21 @@ async function act(self: AlertingThis, ctx: Ctx, alert_id: string, action: Lifec
     if (!row) throw unknownAlert(alert_id);
     const t = transition(lifecycleOf(row), action, actorOf(ctx), Date.now());
     if (t.kind === "refused") throw new DomainError(403, MSG.unauthorizedOperation);
-    if (t.kind === "changed") await repo.writeLifecycle(tx, alert_id, t.state, t.entry);
+    if (t.kind === "changed") {
+      await repo.writeLifecycle(tx, alert_id, t.state, t.entry);
+      if (action.action !== "close") {
+        const before = lifecycleOf(row);
+        const changes: AuditChange["changes"] = {};
+        // A shelf's end as an instant people read, not epoch ms.
+        const shown = (v: string | number | null) => (typeof v === "number" ? new Date(v).toISOString() : v);
+        for (const key of ["ack_state", "acked_by", "shelved_until", "assignee"] as const) {
+          if (before[key] !== t.state[key]) changes[key] = [shown(before[key]), shown(t.state[key])];
+        }
+        // The operator's words (an acknowledgement's note, a shelf's reason); an assignment's detail is the assignee.
+        if (t.entry.detail !== null && action.action !== "assign") changes.detail = [null, t.entry.detail];
+        await stageAudit(self.streams, tx, ctx, alertChange(AUDIT_ACTION[action.action], row, changes));
+      }
+    }
     // A shelf's end is due when it ends (followups.ts); unshelving by hand cancels it.
     if (t.kind === "changed" && (t.entry.action === "shelved" || t.entry.action === "unshelved")) {
       await repo.scheduleShelfEnd(tx, alert_id, t.entry.action === "shelved" ? t.state.shelved_until : null);
@@ -123,8 +146,15 @@ export const LIFECYCLE_ACTIONS: AlertingActions = {
     params: { alert_ids: { type: "array", items: alertId, min: 1, max: BULK_MAX } },
     async handler(ctx: Ctx<{ alert_ids: string[] }>) {
       const ids = [...new Set(ctx.params.alert_ids.filter(isId).map((id) => id.toLowerCase()))];
-      const acknowledged = ids.length ? await repo.acknowledgeAlerts(this.db, ids, this.scope(ctx), actorOf(ctx)?.username ?? null, Date.now()) : 0;
-      return { acknowledged };
+      if (ids.length === 0) return { acknowledged: 0 };
+      const by = actorOf(ctx)?.username ?? null;
+      // One entry per alert acknowledged, in the transaction that acknowledges them.
+      const acked = await this.db.transaction(async (tx) => {
+        const rows = await repo.acknowledgeAlerts(tx, ids, this.scope(ctx), by, Date.now());
+        await stageAudit(this.streams, tx, ctx, rows.map((r) => alertChange("acknowledge", r, { ack_state: ["unacknowledged", "acknowledged"], acked_by: [null, by] })));
+        return rows;
+      });
+      return { acknowledged: acked.length };
     },
   },
 

@@ -1,4 +1,5 @@
 /** Alerts as stored and as the API shows them (spec: Alert). Pure. */
+import type { AuditAction, AuditChange } from "../../lib/audit";
 import { isShelved, type AckState, type LifecycleState } from "./lifecycle";
 import { severityName, type SeverityName } from "./severity";
 import { isoWithOffset } from "./time";
@@ -33,6 +34,13 @@ export interface AlertRow {
   suppressed: boolean;
   reason: "condition" | "no_data";
 }
+
+/** An alert's audit entry: what an operator changed of it (lifecycle fields, note, the words given). */
+export const alertChange = (
+  action: AuditAction,
+  alert: Pick<AlertRow, "alert_id" | "site_id" | "plant_id">,
+  changes: AuditChange["changes"],
+): AuditChange => ({ action, entity_type: "alert", entity_id: alert.alert_id, site_id: alert.site_id, plant_id: alert.plant_id, changes });
 
 export interface AlertView {
   _id: string;

@@ -450,9 +450,16 @@ export async function alertHistory(q: Sql, alert_id: string): Promise<HistoryEnt
  * Acknowledges, in one statement, those of the ids that exist, are in the caller's scope and are
  * still unacknowledged, with their history entries; answers how many became acknowledged.
  */
-export async function acknowledgeAlerts(q: Sql, alert_ids: string[], scope: Scope, by: string | null, at: number): Promise<number> {
+/** The alerts it acknowledged, with their place (the audit trail's entries). */
+export async function acknowledgeAlerts(
+  q: Sql,
+  alert_ids: string[],
+  scope: Scope,
+  by: string | null,
+  at: number,
+): Promise<{ alert_id: string; site_id: string; plant_id: string }[]> {
   const params: unknown[] = [alert_ids, by, at];
-  const found = await rows<{ n: number }>(
+  return rows<{ alert_id: string; site_id: string; plant_id: string }>(
     q,
     // Rows locked in id order: two bulk acknowledgements over the same alerts never deadlock.
     `WITH target AS (
@@ -462,14 +469,13 @@ export async function acknowledgeAlerts(q: Sql, alert_ids: string[], scope: Scop
      ), acked AS (
        UPDATE alerts a SET ack_state = 'acknowledged', acked_by = $2, acked_at = $3
          FROM target t WHERE a.alert_id = t.alert_id AND a.ack_state = 'unacknowledged'
-        RETURNING a.alert_id
+        RETURNING a.alert_id, a.site_id, a.plant_id
      ), logged AS (
        INSERT INTO alert_history (alert_id, at, "by", action) SELECT alert_id, $3, $2, 'acknowledged' FROM acked
      )
-     SELECT count(*)::int AS n FROM acked`,
+     SELECT alert_id, site_id, plant_id FROM acked ORDER BY alert_id`,
     params,
   );
-  return found[0]?.n ?? 0;
 }
 
 export async function listAlerts(q: Sql, p: AlertQuery & { limit?: number; offset?: number }): Promise<{ rows: AlertRow[]; total: number }> {

@@ -4,6 +4,7 @@
  * the alerts that open inside one. Rules in suppressions.ts, SQL in repo.ts.
  */
 import { requireWrite } from "../../lib/access";
+import { auditedWrite, diff, type AuditChange } from "../../lib/audit";
 import { DomainError } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { MAX_TEXT } from "../../lib/validation";
@@ -12,10 +13,21 @@ import { MSG } from "./messages";
 import { EXAMPLE_WATCHER } from "./openapi";
 import * as repo from "./repo";
 import { EXAMPLE_SUPPRESSION } from "./suppressions.openapi";
-import { windowOf } from "./suppressions";
+import { suppressionView, windowOf } from "./suppressions";
+import type { WatcherRow } from "./watchers";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const REASON_MAX = 500;
+
+/** A window's entry, in its watcher's place. */
+const suppressionChange = (action: AuditChange["action"], w: WatcherRow, id: string, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "suppression",
+  entity_id: id,
+  site_id: w.site_id,
+  plant_id: w.plant_id,
+  changes,
+});
 
 const WATCHER_ID_FIELD = { watcher_id: { description: "the watcher's id", example: EXAMPLE_WATCHER.watcher_id } };
 
@@ -55,7 +67,7 @@ export const SUPPRESSION_ACTIONS: AlertingActions = {
       const window = windowOf(ctx.params.from, ctx.params.to);
       if ("error" in window) throw new DomainError(400, window.error, window.field);
       const id = newId();
-      await repo.insertSuppression(this.db, {
+      const row = {
         id,
         watcher_id: w.watcher_id,
         from_ts: window.from,
@@ -63,7 +75,9 @@ export const SUPPRESSION_ACTIONS: AlertingActions = {
         reason: ctx.params.reason,
         created_by: ctx.meta.user?.username ?? null,
         created_at: Date.now(),
-      });
+      };
+      const { from, to, reason } = suppressionView(row);
+      await auditedWrite(this.db, this.streams, ctx, suppressionChange("create", w, id, diff(null, { watcher_id: w.watcher_id, from, to, reason })), (q) => repo.insertSuppression(q, row));
       return { id };
     },
   },
@@ -82,7 +96,15 @@ export const SUPPRESSION_ACTIONS: AlertingActions = {
     async handler(ctx: Ctx<{ watcher_id: string; id: string }>) {
       const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
       requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
-      const removed = isId(ctx.params.id) && (await repo.deleteSuppression(this.db, w.watcher_id, ctx.params.id));
+      const removed =
+        isId(ctx.params.id) &&
+        (await auditedWrite(
+          this.db,
+          this.streams,
+          ctx,
+          (found: boolean) => (found ? suppressionChange("delete", w, ctx.params.id.toLowerCase(), diff({ watcher_id: w.watcher_id }, null)) : null),
+          (q) => repo.deleteSuppression(q, w.watcher_id, ctx.params.id),
+        ));
       if (!removed) throw new DomainError(400, MSG.invalidSuppressionId(ctx.params.id));
       return MSG.suppressionRemoved;
     },

@@ -27,6 +27,7 @@ import {
   type CheckTexts,
   type WatcherBody,
 } from "./watchers";
+import { deleteWatcherAudited } from "./watchers.methods";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const hiddenFilter = { type: "number", integer: true, min: 0, max: 1, convert: true, optional: true } as const;
@@ -87,7 +88,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
       const fn = await this.checkPlacement(ctx, body);
       if (await repo.watcherOnGateway(this.db, body.gateway_id, hidden)) throw new DomainError(400, MSG.watcherExistsOnCreate);
       const row = newWatcherRow(newId(), body, fn.function_id, hidden, Date.now());
-      await this.saveWatcher(row, true, MSG.watcherExistsOnCreate);
+      await this.saveWatcher(row, true, MSG.watcherExistsOnCreate, { ctx, before: null });
       return MSG.watcherCreated(row.watcher_id);
     },
   },
@@ -107,7 +108,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     async handler(ctx: Ctx<{ watcher_id: string }>) {
       const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
       requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
-      await this.db.transaction((tx) => repo.deleteWatcher(tx, w.watcher_id, Date.now()));
+      await this.db.transaction((tx) => deleteWatcherAudited(this, tx, ctx, w));
       return MSG.watcherDeleted(w.watcher_id);
     },
   },
@@ -151,7 +152,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
         if (current.is_hidden !== 1 || current.gateway_id !== gateway.pipeline_id) throw new DomainError(400, MSG.invalidWatcherId);
         const monitorId = typeof p.monitor_id === "string" ? p.monitor_id : null;
         const row = await this.systemWatcher(ctx, gateway, monitorId, current);
-        await this.saveWatcher(row, false, MSG.watcherExistsOnUpdate);
+        await this.saveWatcher(row, false, MSG.watcherExistsOnUpdate, { ctx, before: current });
         return MSG.watcherUpdated(row.watcher_id);
       }
       const body = watcherBodyOf(p, UPDATE_TEXTS, Number(current.is_hidden) === 1);
@@ -159,7 +160,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
       const other = await repo.watcherOnGateway(this.db, body.gateway_id, Number(current.is_hidden));
       if (other && other.watcher_id !== current.watcher_id) throw new DomainError(400, MSG.watcherExistsOnUpdate);
       const row = changedWatcherRow(current, body, fn.function_id, Date.now());
-      await this.saveWatcher(row, false, MSG.watcherExistsOnUpdate);
+      await this.saveWatcher(row, false, MSG.watcherExistsOnUpdate, { ctx, before: current });
       return MSG.watcherUpdated(row.watcher_id);
     },
   },

@@ -4,15 +4,41 @@
  * its views, its transactional save, and the hidden (system) watcher that follows a condition gateway.
  */
 import { inScope, scopeOf, type Scope } from "../../lib/access";
+import { diff, stageAudit, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import type { AlertingThis, AnyCtx, WatcherMethods } from "./alerting.types";
+import type { AlertingThis, AnyCtx, WatcherAudit, WatcherMethods } from "./alerting.types";
 import { resolveFunction, resolveMonitors } from "../config/contract";
 import { pipelinesClient, type ResolvedPipeline } from "../pipelines/contract";
 import { gatewayNames, resolveGateway } from "./lookups";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import { monitorIdsOf, systemTriggers, watcherView, type TriggerBody, type WatcherBody, type WatcherRow } from "./watchers";
+
+/** What the audit trail records of a watcher: its body, not its clocks. */
+const audited = (w: WatcherRow) => ({
+  watcher_name: w.watcher_name,
+  function_id: w.function_id,
+  gateway_id: w.gateway_id,
+  is_enabled: Number(w.is_enabled),
+  is_hidden: Number(w.is_hidden),
+  triggers: w.triggers,
+});
+
+export const watcherChange = (action: AuditChange["action"], w: WatcherRow, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "watcher",
+  entity_id: w.watcher_id,
+  site_id: w.site_id,
+  plant_id: w.plant_id,
+  changes,
+});
+
+/** A watcher's deletion with its audit entry, in the caller's transaction. */
+export async function deleteWatcherAudited(self: AlertingThis, tx: Parameters<typeof repo.deleteWatcher>[0], ctx: AnyCtx, w: WatcherRow): Promise<void> {
+  await repo.deleteWatcher(tx, w.watcher_id, Date.now());
+  await stageAudit(self.streams, tx, ctx, watcherChange("delete", w, diff(audited(w), null)));
+}
 
 export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
   /** Internal callers (another service, no user) act for the system. */
@@ -69,13 +95,18 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
     return rows.map((r) => watcherView(r, names.get(r.gateway_id) ?? r.gateway_id, stats.get(r.watcher_id) ?? { total: 0, latest: null }));
   },
 
-  /** Writes the watcher and its evaluation rows in one transaction; the gateway's unique index has the last word. */
-  async saveWatcher(row: WatcherRow, isNew: boolean, existsMessage: string) {
+  /**
+   * Writes the watcher and its evaluation rows, and its audit entry, in one transaction; the
+   * gateway's unique index has the last word. A system watcher remade the same is no change.
+   */
+  async saveWatcher(row: WatcherRow, isNew: boolean, existsMessage: string, audit: WatcherAudit) {
+    const changes = diff(audit.before && audited(audit.before), audited(row));
     try {
       await this.db.transaction(async (tx) => {
         if (isNew) await repo.insertWatcher(tx, row);
         else await repo.updateWatcher(tx, row);
         await repo.syncTriggers(tx, row.watcher_id, row.triggers, Number(row.is_enabled) === 1, Date.now());
+        if (isNew || Object.keys(changes).length) await stageAudit(this.streams, tx, audit.ctx, watcherChange(isNew ? "create" : "update", row, changes));
       });
     } catch (err) {
       if (isUniqueViolation(err, "watchers_one_per_gateway")) throw new DomainError(400, existsMessage);
@@ -123,13 +154,13 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
       for (let attempt = 0; attempt < 2; attempt++) {
         const current = await repo.watcherOnGateway(this.db, pipeline_id, 1);
         if (!gateway) {
-          if (current) await this.db.transaction((tx) => repo.deleteWatcher(tx, current.watcher_id, Date.now()));
+          if (current) await this.db.transaction((tx) => deleteWatcherAudited(this, tx, ctx, current));
           return null;
         }
         if (!current && !asked && gateway.data_type !== "Condition") return null;
         const row = await this.systemWatcher(ctx, gateway, monitorId, current);
         try {
-          await this.saveWatcher(row, !current, MSG.watcherExistsOnCreate);
+          await this.saveWatcher(row, !current, MSG.watcherExistsOnCreate, { ctx, before: current });
           return row.watcher_id;
         } catch (err) {
           // Another replica created it meanwhile: go round once more and update that one.

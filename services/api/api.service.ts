@@ -8,27 +8,38 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { hasModule, type Principal } from "../../lib/access";
+import { LocalCache, SharedCache } from "../../lib/cache";
+import { clientOrigin, TrustedProxies, type ClientOrigin } from "../../lib/client-address";
 import { config } from "../../lib/config";
 import { DomainError } from "../../lib/errors";
 import { withRequestId } from "../../lib/logging";
 import { jsonTextOf } from "../../lib/json-text";
 import type { RequestMeta } from "../../lib/contract";
-import { authClient, type CredentialsChanged } from "../auth/contract";
+import { addressKey, retryAfterOf, SignInThrottle, throttledError, type Lockout, type ThrottleStore } from "../../lib/throttle";
+import { openThrottleStore } from "../../lib/throttle-redis";
+import { authClient, type CredentialsChanged, type VerifiedToken } from "../auth/contract";
 import {
   acceptableRequestId,
   answerClientError,
   hasForbiddenKey,
   hasForbiddenQueryKey,
+  fromConsole,
   parseBasic,
   parseBearer,
   readJsonBody,
   sendEnvelope,
+  sendErrorAnswer,
+  setSecurityHeaders,
   toEnvelope,
+  type BasicCredentials,
 } from "./http";
 import type { Method, Operation } from "../../lib/operations";
 import { RouteCatalog, type AnnouncedService } from "./catalog";
 import { buildOpenApi, serveDocument } from "./openapi";
-import { PrincipalCache } from "./principals";
+import { PrincipalCache, TokenCache } from "./principals";
+import { apiEvents, type SignInLocked } from "./contract";
+import { SESSION_SCHEMAS, sessionActions } from "./session.actions";
+import { SessionStore, sessionIdOf } from "./sessions";
 
 type GatewayRequest = IncomingMessage & {
   body?: unknown;
@@ -36,10 +47,19 @@ type GatewayRequest = IncomingMessage & {
   parsedUrl?: string;
   $alias?: Operation;
   $ctx?: Context;
+  /** Who sent the request (lib/client-address.ts), worked out once. */
+  $origin?: ClientOrigin;
 };
 
-/** The meta as the gateway builds it: the services' RequestMeta, its user not yet known (null on routes without auth). */
-export type GatewayMeta = Omit<RequestMeta, "user"> & { user?: Principal | null };
+/**
+ * The meta as the gateway builds it: the services' RequestMeta, its user not yet known (null on
+ * routes without auth); on the session routes also the cookie's session id and whether the
+ * request came over https (session.actions.ts).
+ */
+export type GatewayMeta = Omit<RequestMeta, "user"> & { user?: Principal | null; https?: boolean; sessionId?: string };
+
+/** Methods that change nothing: no console header needed with a cookie. */
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 function deniedMessage(op: Operation, user: Principal): string {
   switch (op.denied) {
@@ -61,13 +81,33 @@ const PRINCIPAL_TTL_S = 5;
 
 interface ApiLocals {
   principals: PrincipalCache;
+  /** Verified API tokens, under the same rules as `principals`. */
+  tokens: TokenCache;
   catalog: RouteCatalog;
   /** /openapi.json as last made; dropped when the routes change. */
   document: string | undefined;
+  /** TRUST_PROXY: whose X-Forwarded-For and X-Forwarded-Proto are believed. */
+  proxies: TrustedProxies;
+  /** Failed sign-in throttling (lib/throttle.ts); undefined when SIGNIN_THROTTLE=false (the benchmark's comparison). */
+  throttle: SignInThrottle | undefined;
+  throttleStore: ThrottleStore | undefined;
+  /** (user, address) pairs this replica recorded as known lately, so that a verified caller is not written on every cache miss. */
+  knownAddresses: LocalCache<boolean>;
+  /** The console's sessions, in the cacher. */
+  sessions: SessionStore;
 }
 
 interface ApiMethods {
   refreshRoutes(): boolean;
+  originOf(req: GatewayRequest): ClientOrigin;
+  signIn<T>(ctx: Context<unknown, GatewayMeta>, username: string | null, verify: () => Promise<T>): Promise<T>;
+  signInWithBasic(ctx: Context<unknown, GatewayMeta>, credentials: BasicCredentials): Promise<Principal>;
+  countFailure(username: string | null, address: string): Promise<void>;
+  forgetLocked(locked: SignInLocked): void;
+  notifyLockout(username: string, address: string, lockouts: Lockout[]): void;
+  rememberAddress(username: string, address: string): void;
+  signInWithToken(ctx: Context<unknown, GatewayMeta>, req: GatewayRequest, token: string): Promise<Principal>;
+  verifyToken(ctx: Context<unknown, GatewayMeta>, token: string): Promise<VerifiedToken>;
   addRoute(route: Record<string, unknown>, toBottom?: boolean): unknown;
 }
 
@@ -84,8 +124,8 @@ function gatewayRoute(aliases: Record<string, unknown>) {
     logging: false,
     aliases,
     use: [guard],
-    onError(_req: GatewayRequest, res: ServerResponse, err: unknown) {
-      sendEnvelope(res, toEnvelope(err));
+    onError(req: GatewayRequest, res: ServerResponse, err: unknown) {
+      sendErrorAnswer(req, res, toEnvelope(err), retryAfterOf(err));
     },
   };
 }
@@ -132,18 +172,33 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     },
     routes: [gatewayRoute({})],
     onError(req: GatewayRequest, res: ServerResponse, err: unknown) {
-      sendEnvelope(res, toEnvelope(err));
+      sendErrorAnswer(req, res, toEnvelope(err), retryAfterOf(err));
     },
+    openapi: { schemas: SESSION_SCHEMAS },
+  },
+
+  actions: {
+    // session.create, session.get, session.remove: the console's sign-in (POST|GET|DELETE /_auth/session)
+    ...sessionActions,
   },
 
   events: {
     /** Auth's broadcast: a user's password, type, place or modules changed, or the user is gone. */
-    "auth.credentials.changed"(ctx: Context<CredentialsChanged>) {
-      this.principals.forget(ctx.params.username);
+    async "auth.credentials.changed"(ctx: Context<CredentialsChanged>) {
+      this.tokens.forget(ctx.params.username);
+      // A revoked token leaves its user's password as it was.
+      if (ctx.params.token_id === undefined) this.principals.forget(ctx.params.username);
+      // The user's console sessions end too (every replica writes a new epoch; one would do).
+      if (ctx.params.token_id === undefined) await this.sessions.endAllOf(ctx.params.username);
+    },
+    /** Another replica (or this one) locked someone out: what this replica verified lately must meet the lock. */
+    "api.signin.locked"(ctx: Context<SignInLocked>) {
+      this.forgetLocked(ctx.params);
     },
     /** Broadcasts sent while this node was cut off are lost: trust nothing cached before. */
     "$transporter.connected"() {
       this.principals.clear();
+      this.tokens.clear();
     },
     /** A node came or went, or a service of it: its routes come with it (and stay, answering 503, when it goes). */
     "$services.changed"() {
@@ -155,13 +210,29 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     // Read at creation, not at import, so a test can choose the port before starting a broker.
     this.settings.port = config().port;
     this.principals = new PrincipalCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
+    this.tokens = new TokenCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
     this.catalog = new RouteCatalog();
     this.document = undefined;
+    const cfg = config();
+    this.proxies = new TrustedProxies(cfg.trustProxy);
+    this.throttleStore = cfg.signInThrottle ? openThrottleStore(cfg) : undefined;
+    this.throttle = this.throttleStore && new SignInThrottle(this.throttleStore, { windowMs: cfg.throttleWindowS * 1000 });
+    this.knownAddresses = new LocalCache({ ttlMs: 10 * 60_000 });
+    this.sessions = new SessionStore(new SharedCache(this.broker), cfg.sessionTtlS);
     // moleculer-web made its server in its own created(), which runs before this one.
     const server = (this as unknown as { server?: Server }).server;
+    // Before moleculer-web's own listener: every answer, whoever makes it, carries these.
+    server?.prependListener("request", setSecurityHeaders);
     server?.on("clientError", answerClientError);
     // An `Expect` other than 100-continue: Node's own 417 has no body; this one has the envelope.
-    server?.on("checkExpectation", (_req: IncomingMessage, res: ServerResponse) => sendEnvelope(res, { error: { status: 417, message: "Expectation failed" } }));
+    server?.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+      setSecurityHeaders(req, res);
+      sendEnvelope(res, { error: { status: 417, message: "Expectation failed" } });
+    });
+  },
+
+  async stopped() {
+    await this.throttleStore?.close();
   },
 
   /**
@@ -211,24 +282,151 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     },
 
     async authenticate(ctx: Context<unknown, GatewayMeta>, _route: unknown, req: GatewayRequest, _res: unknown, alias: Operation) {
+      const origin = this.originOf(req);
+      ctx.meta.client = origin.address;
+      const sessionId = sessionIdOf(req);
+      const changes = !SAFE_METHODS.has(req.method ?? "GET");
+      // Another site's page can make a signed-in browser send the cookie, but not this header (EXTENSIONS §3).
+      if (changes && sessionId && req.headers.authorization === undefined && !fromConsole(req)) throw new DomainError(403, "Unauthorized operation");
+      // Nor may it use Basic credentials the browser keeps since it answered a challenge (Sec-Fetch-Site: browsers only).
+      if (changes && /^(cross|same)-site$/.test(String(req.headers["sec-fetch-site"] ?? ""))) throw new DomainError(403, "Unauthorized operation");
       if (alias.auth === "none") return null;
+      if (alias.auth === "session") {
+        ctx.meta.https = origin.https;
+        if (!sessionId) return null;
+        ctx.meta.sessionId = sessionId;
+        // A sign-in replaces the session; it does not need to read it.
+        return req.method === "POST" ? null : ((await this.sessions.resume(sessionId)) ?? null);
+      }
       if (alias.auth === "ingest") {
         const key = parseBearer(req.headers.authorization);
         if (!key) throw new DomainError(401, "Invalid ingest key");
         ctx.meta.ingestKey = key;
         return null;
       }
+      // An API token (auth's tokens) where Basic credentials go; on ingestion routes a bearer is the pipeline's key (above).
+      const token = parseBearer(req.headers.authorization);
+      if (token) return this.signInWithToken(ctx, req, token);
+      // The console's cookie, where no Authorization header is sent.
+      if (req.headers.authorization === undefined && sessionId) {
+        const user = await this.sessions.resume(sessionId);
+        if (user) return user;
+      }
       const credentials = parseBasic(req.headers.authorization);
       if (!credentials) throw new DomainError(401, "Invalid credentials");
-      if (!this.principals.enabled) return authClient.call(ctx, "authenticate", credentials);
+      return this.signInWithBasic(ctx, credentials);
+    },
+
+    /** A caller verified a moment ago by this very client passes at once (principals.ts); anyone else meets the throttle, then auth. */
+    async signInWithBasic(ctx: Context<unknown, GatewayMeta>, credentials: BasicCredentials): Promise<Principal> {
       const username = credentials.username.toLowerCase();
-      const fingerprint = this.principals.fingerprint(username, credentials.password);
+      const verify = () => this.signIn(ctx, username, () => authClient.call(ctx, "authenticate", credentials));
+      if (!this.principals.enabled) return verify();
+      const fingerprint = this.principals.fingerprint(username, credentials.password, ctx.meta.client);
       const cached = this.principals.get(username, fingerprint);
       if (cached) return cached;
       const mark = this.principals.mark();
-      const principal = await authClient.call(ctx, "authenticate", credentials);
+      const principal = await verify();
       this.principals.set(username, fingerprint, principal, mark);
       return principal;
+    },
+
+    originOf(req: GatewayRequest): ClientOrigin {
+      req.$origin ??= clientOrigin(req, this.proxies);
+      return req.$origin;
+    },
+
+    /**
+     * Every sign-in (Basic, the console's session, an API token; `username` null for a token)
+     * goes through here: refused with 429 while the throttle holds a lock on it, before `verify`
+     * runs, so a locked-out caller costs no password hash; a 401 from `verify` counts as a
+     * failure. A throttle store that does not answer (Redis away) lets the sign-in through to
+     * the password check, logged: it must not lock every user out.
+     */
+    async signIn<T>(ctx: Context<unknown, GatewayMeta>, username: string | null, verify: () => Promise<T>): Promise<T> {
+      const throttle = this.throttle;
+      if (!throttle) return verify();
+      const address = ctx.meta.client ?? "";
+      const verdict = await throttle.check(username, address).catch((err: unknown) => {
+        this.logger.warn(`sign-in throttle not applied: its store failed (${String(err)})`);
+        return { allowed: true } as const;
+      });
+      if (!verdict.allowed) throw throttledError(verdict.retryAfterS);
+      let result: T;
+      try {
+        result = await verify();
+      } catch (err) {
+        if ((err as { code?: unknown } | null)?.code === 401) await this.countFailure(username, address);
+        throw err;
+      }
+      if (username !== null) this.rememberAddress(username, address);
+      return result;
+    },
+
+    async countFailure(username: string | null, address: string): Promise<void> {
+      let lockouts: Lockout[];
+      try {
+        lockouts = await this.throttle!.failed(username, address);
+      } catch (err) {
+        this.logger.warn(`sign-in failure not counted: the throttle's store failed (${String(err)})`);
+        return;
+      }
+      if (lockouts.length === 0) return;
+      const locked: SignInLocked = {};
+      if (lockouts.includes("address")) locked.address = address;
+      if (username !== null && (lockouts.includes("user-address") || lockouts.includes("user"))) locked.username = username;
+      // This replica at once, before the failure is answered; the others by broadcast.
+      this.forgetLocked(locked);
+      apiEvents.broadcast(this.broker, "api.signin.locked", locked).catch((err: unknown) => this.logger.warn(`api.signin.locked not sent: ${String(err)}`));
+      if (locked.username) this.notifyLockout(locked.username, address, lockouts);
+    },
+
+    forgetLocked(locked: SignInLocked): void {
+      if (locked.address !== undefined) {
+        this.principals.clear();
+        this.tokens.clear();
+      } else if (locked.username !== undefined) this.principals.forget(locked.username);
+    },
+
+    /** The account's owner hears of a lock by email, once per window however many locks follow (auth sends it, if the user exists). */
+    notifyLockout(username: string, address: string, lockouts: Lockout[]): void {
+      const throttle = this.throttle!;
+      const scope = lockouts.includes("user") ? "account" : "address";
+      void (async () => {
+        if (!(await throttle.firstNotice(username))) return;
+        await authClient.call(this.broker, "lockout.notify", { username, address, scope, minutes: Math.ceil(config().throttleWindowS / 60) });
+      })().catch((err: unknown) => this.logger.warn(`lockout notice for ${username} not sent: ${String(err)}`));
+    },
+
+    /** A successful sign-in makes its address one the user signs in from (lib/throttle.ts); recorded once in a while, not on every miss. */
+    rememberAddress(username: string, address: string): void {
+      const key = LocalCache.key(username, addressKey(address));
+      if (this.knownAddresses.get(key)) return;
+      this.knownAddresses.set(key, true);
+      this.throttle?.succeeded(username, address).catch((err: unknown) => this.logger.warn(`known address not recorded: ${String(err)}`));
+    },
+
+    /**
+     * A bearer token signs in as its user (auth answers 401 `Invalid credentials` for an unknown,
+     * revoked or expired one, as for a wrong password); a `read` token may only read.
+     */
+    async signInWithToken(ctx: Context<unknown, GatewayMeta>, req: GatewayRequest, token: string): Promise<Principal> {
+      const verified = await this.verifyToken(ctx, token);
+      if (verified.scope === "read" && req.method !== "GET" && req.method !== "HEAD") throw new DomainError(403, "Unauthorized operation");
+      ctx.meta.token = { token_id: verified.token_id, scope: verified.scope };
+      return verified.principal;
+    },
+
+    /** Cached only until auth's broadcast drops it (revoked, or its user changed) or the token expires, whichever comes first. */
+    async verifyToken(ctx: Context<unknown, GatewayMeta>, token: string): Promise<VerifiedToken> {
+      if (!this.tokens.enabled) return this.signIn(ctx, null, () => authClient.call(ctx, "tokens.authenticate", { token }));
+      const fingerprint = this.tokens.fingerprint(token);
+      const cached = this.tokens.get(fingerprint);
+      if (cached) return cached;
+      const mark = this.tokens.mark();
+      const verified = await this.signIn(ctx, null, () => authClient.call(ctx, "tokens.authenticate", { token }));
+      this.tokens.set(fingerprint, verified, mark);
+      return verified;
     },
 
     authorize(ctx: Context<unknown, GatewayMeta>, _route: unknown, _req: GatewayRequest, _res: unknown, alias: Operation) {

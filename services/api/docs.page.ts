@@ -115,7 +115,8 @@ export const DOCS_PAGE = `<!doctype html>
         if (inputs[name].field.in === "path") url = url.replace("{" + name + "}", encodeURIComponent(v));
         else if (v !== "") query.append(name, v);
       });
-      var headers = { "X-Requested-With": "ims-docs" };
+      // The console's mark: a 401 then carries no Basic challenge, whose browser prompt would cover the page.
+      var headers = { "X-Requested-With": "ims-console" };
       var security = (op.security || []).map(function (s) { return Object.keys(s)[0]; });
       if (security.indexOf("basicAuth") >= 0) {
         headers.Authorization = "Basic " + btoa(unescape(encodeURIComponent(document.getElementById("username").value + ":" + document.getElementById("password").value)));

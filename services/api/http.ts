@@ -140,10 +140,47 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
   const message = status === 431 ? "Request line or headers too large" : "Invalid request";
   const body = JSON.stringify({ error: { status, message } } satisfies Envelope);
+  const security = Object.entries(API_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${security}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** Headers of every answer (EXTENSIONS.md §4); the HTML pages add their Content-Security-Policy (openapi.ts). */
+export const API_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  // Answers hold a tenant's data: no shared or browser cache keeps them.
+  "Cache-Control": "no-store",
+} as const;
+
+/** Sets the headers every answer carries, before anything else handles the request. */
+export function setSecurityHeaders(_req: IncomingMessage, res: ServerResponse): void {
+  for (const [name, value] of Object.entries(API_HEADERS)) res.setHeader(name, value);
+}
+
+export const BASIC_CHALLENGE = 'Basic realm="ims", charset="UTF-8"';
+
+/** The console's own requests say so; its page would otherwise meet the browser's password prompt. */
+export const fromConsole = (req: IncomingMessage): boolean => String(req.headers["x-requested-with"] ?? "").trim().toLowerCase() === "ims-console";
+
+/**
+ * Whether a 401 carries the Basic challenge: everywhere but the console's sign-in routes and the
+ * console's own requests, where a browser would put its password prompt in front of the page.
+ */
+export function challenges(req: IncomingMessage): boolean {
+  const path = (req.url ?? "/").split("?")[0]!;
+  return !path.startsWith("/_auth/") && path !== "/_auth" && !fromConsole(req);
+}
+
+/** The envelope of an error with the headers its status asks for: the challenge of a 401, the wait of a 429. */
+export function sendErrorAnswer(req: IncomingMessage, res: ServerResponse, envelope: Envelope, retryAfterS: number | undefined): void {
+  if (!res.headersSent) {
+    if (envelope.error.status === 401 && challenges(req)) res.setHeader("WWW-Authenticate", BASIC_CHALLENGE);
+    if (envelope.error.status === 429 && retryAfterS !== undefined) res.setHeader("Retry-After", String(retryAfterS));
+  }
+  sendEnvelope(res, envelope);
 }
 
 export function sendEnvelope(res: ServerResponse, envelope: Envelope, httpStatus = envelope.error.status): void {

@@ -4,11 +4,14 @@
  * its params schema (the fields' types) and each service's resource schemas. Served at
  * /openapi.json with the documentation page at /docs, both without authentication.
  */
+import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { arr, int, obj, ref, str, type JsonSchema } from "../../lib/openapi-schema";
 import { ROUTE_GROUPS, type Answer, type DocType, type FieldDoc, type Operation } from "../../lib/operations";
+import { THROTTLED_MESSAGE } from "../../lib/throttle";
 import type { RouteCatalog } from "./catalog";
 import { DOCS_PAGE, INDEX_PAGE } from "./docs.page";
+import { SESSION_COOKIE } from "./sessions";
 
 /** The gateway's own schemas: the envelope and the answer of a create. */
 const GATEWAY_SCHEMAS: Record<string, JsonSchema> = {
@@ -143,7 +146,11 @@ export function errorsOf(op: Operation, fields: Field[] = fieldsOf(op)): [number
   const errors: [number, string][] = [];
   if (op.auth === "basic") errors.push([401, "Invalid credentials"]);
   if (op.auth === "basic" && op.denied) errors.push([401, DENIED[op.denied]!]);
+  // A `read` API token's change.
+  if (op.auth === "basic" && op.method !== "GET") errors.push([403, "Unauthorized operation"]);
   if (op.auth === "ingest") errors.push([401, "Invalid ingest key"]);
+  // Failed sign-ins are throttled (lib/throttle.ts), whatever the route.
+  if (op.auth === "basic") errors.push([429, THROTTLED_MESSAGE]);
   if (fields.some((f) => f.in === "body")) errors.push([400, "Invalid content type"], [400, "Invalid request body"]);
   if (fields.some((f) => f.required)) errors.push([400, "Insufficient inputs"]);
   for (const e of op.http.errors ?? []) if (!errors.some(([s, m]) => s === e[0] && m === e[1])) errors.push(e);
@@ -197,7 +204,7 @@ function operationObject(op: Operation, all: Operation[]): JsonSchema {
     tags: [ROUTE_GROUPS[op.http.group].title],
     ...(op.http.op ? { "x-operation-number": op.http.op } : {}),
     "x-action": op.action,
-    security: op.auth === "basic" ? [{ basicAuth: [] }] : op.auth === "ingest" ? [{ ingestKey: [] }] : [],
+    security: securityOf(op),
     ...(parameters.length ? { parameters } : {}),
     ...(body.length
       ? {
@@ -214,6 +221,20 @@ function operationObject(op: Operation, all: Operation[]): JsonSchema {
       : {}),
     responses,
   };
+}
+
+/** Who may call: Basic, a token or the console's cookie on the API's routes; the cookie alone on the session's. */
+function securityOf(op: Operation): JsonSchema[] {
+  switch (op.auth) {
+    case "basic":
+      return [{ basicAuth: [] }, { apiToken: [] }, { sessionCookie: [] }];
+    case "ingest":
+      return [{ ingestKey: [] }];
+    case "session":
+      return [{ sessionCookie: [] }];
+    default:
+      return [];
+  }
 }
 
 export function buildOpenApi(catalog: RouteCatalog): JsonSchema {
@@ -239,7 +260,18 @@ export function buildOpenApi(catalog: RouteCatalog): JsonSchema {
     components: {
       securitySchemes: {
         basicAuth: { type: "http", scheme: "basic", description: "base64 of username:password" },
+        apiToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "an API token (POST /_config/users/{username}/tokens), acting as its user; a read token may only make GET requests",
+        },
         ingestKey: { type: "http", scheme: "bearer", description: "the pipeline's ingest key, shown once when the pipeline is created" },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: SESSION_COOKIE,
+          description: "the console's session (POST /_auth/session); a request other than GET or HEAD made with it needs the header X-Requested-With: ims-console",
+        },
       },
       schemas: { ...GATEWAY_SCHEMAS, ...catalog.componentSchemas() },
     },
@@ -250,9 +282,32 @@ export function buildOpenApi(catalog: RouteCatalog): JsonSchema {
 /** The documents the gateway serves itself, without authentication; they are not operations. */
 export const DOCUMENT_PATHS = ["/openapi.json", "/docs", "/"] as const;
 
-const PAGE_HEADERS = {
-  "Content-Type": "text/html; charset=utf-8",
-  "Content-Security-Policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'",
+const hashOf = (text: string): string => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+/**
+ * A strict Content-Security-Policy for one of the gateway's pages: nothing but this origin, and
+ * of inline code only the page's own `<script>` and `<style>` blocks, by their hashes (no
+ * 'unsafe-inline': an injected script or style would not run). No frames, no plugins, no `<base>`.
+ */
+export function pagePolicy(html: string): string {
+  const blocks = (tag: string) => [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => hashOf(m[1]!));
+  const scripts = blocks("script");
+  const styles = blocks("style");
+  return [
+    "default-src 'none'",
+    `script-src ${scripts.length ? scripts.join(" ") : "'none'"}`,
+    `style-src ${styles.length ? styles.join(" ") : "'none'"}`,
+    "connect-src 'self'",
+    "img-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+const PAGES: Record<string, { html: string; policy: string }> = {
+  "/docs": { html: DOCS_PAGE, policy: pagePolicy(DOCS_PAGE) },
+  "/": { html: INDEX_PAGE, policy: pagePolicy(INDEX_PAGE) },
 };
 
 /** Answers /openapi.json and /docs; false for any other path. `document` makes the JSON text when asked. */
@@ -264,9 +319,13 @@ export function serveDocument(urlPath: string, res: ServerResponse, document: ()
     res.end(text);
     return true;
   }
-  const page = path === "/docs" ? DOCS_PAGE : path === "/" ? INDEX_PAGE : undefined;
+  const page = PAGES[path];
   if (page === undefined) return false;
-  res.writeHead(200, { ...PAGE_HEADERS, "Content-Length": Buffer.byteLength(page) });
-  res.end(page);
+  res.writeHead(200, {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": page.policy,
+    "Content-Length": Buffer.byteLength(page.html),
+  });
+  res.end(page.html);
   return true;
 }

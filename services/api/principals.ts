@@ -12,6 +12,7 @@ import type { KeyObject } from "node:crypto";
 import type { Principal } from "../../lib/access";
 import { LocalCache } from "../../lib/cache";
 import { credentialFingerprint, newCredentialSecret } from "../../lib/credentials";
+import type { VerifiedToken } from "../auth/contract";
 
 /** A copy, so that a caller that changes a principal cannot change the cache. */
 const copyOf = (p: Principal): Principal => ({ ...p, modules: [...p.modules] });
@@ -29,8 +30,12 @@ export class PrincipalCache {
     return this.cache.enabled;
   }
 
-  fingerprint(username: string, password: string): string {
-    return credentialFingerprint(this.secret, username, password);
+  /**
+   * The address is part of the key: a hit means this very client proved this password a moment
+   * ago, so a hit may skip the sign-in throttle (a lock drops the user's entries: api.signin.locked).
+   */
+  fingerprint(username: string, password: string, address = ""): string {
+    return credentialFingerprint(this.secret, `${username}\0${address}`, password);
   }
 
   /** A copy of the cached principal. */
@@ -54,6 +59,57 @@ export class PrincipalCache {
   }
 
   /** Everything goes: after a reconnection, when broadcasts may have been missed. */
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+/**
+ * The gateway's short cache of verified API tokens, under the same rules as PrincipalCache: keyed
+ * by a keyed fingerprint (never the token), a few seconds at most, dropped for a user on auth's
+ * `auth.credentials.changed` (a token revoked, or its user changed or deleted), and never served
+ * past the token's own expiry.
+ */
+export class TokenCache {
+  private readonly secret: KeyObject = newCredentialSecret();
+  private readonly cache: LocalCache<VerifiedToken>;
+
+  constructor(
+    ttlMs: number,
+    maxEntries = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.cache = new LocalCache({ ttlMs, max: maxEntries, now });
+  }
+
+  get enabled(): boolean {
+    return this.cache.enabled;
+  }
+
+  fingerprint(token: string): string {
+    return credentialFingerprint(this.secret, "bearer", token);
+  }
+
+  /** A copy of the cached verification, if the token has not expired since. */
+  get(fingerprint: string): VerifiedToken | undefined {
+    const hit = this.cache.get(fingerprint);
+    if (!hit || hit.expires_at <= this.now()) return undefined;
+    return { ...hit, principal: copyOf(hit.principal) };
+  }
+
+  mark(): number {
+    return this.cache.mark();
+  }
+
+  set(fingerprint: string, verified: VerifiedToken, mark: number): void {
+    this.cache.set(fingerprint, { ...verified, principal: copyOf(verified.principal) }, mark);
+  }
+
+  /** Every token of the user goes (few entries: a scan on a change is cheaper than an index on every hit). */
+  forget(username: string): void {
+    this.cache.forgetWhere((v) => v.principal.username === username);
+  }
+
   clear(): void {
     this.cache.clear();
   }

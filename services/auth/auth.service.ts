@@ -1,5 +1,5 @@
 /**
- * auth: users, credentials, OTPs, module grants. The gateway asks it who a caller is
+ * auth: users, credentials, OTPs, API tokens, module grants. The gateway asks it who a caller is
  * (`authenticate`); users are managed by the users operations and passwords reset by the
  * password-reset ones. Who may manage whom is decided in users.ts; the OTP's rules are in
  * otp.ts; every query is in repo.ts.
@@ -8,11 +8,16 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { MODULES } from "../../lib/access";
 import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
+import { MAX_OTP_REQUESTS_PER_EMAIL, RequestLimit } from "../../lib/throttle";
+import { openThrottleStore } from "../../lib/throttle-redis";
 import { DbMixin } from "../../mixins/db.mixin";
+import { StreamMixin } from "../../mixins/stream.mixin";
 import type { AuthLocals, AuthMethods } from "./context";
 import { authEvents, type CredentialsChanged } from "./contract";
 import { credentialKey, credentialsActions } from "./credentials.actions";
+import { lockoutActions } from "./lockout.actions";
 import { migrations } from "./migrations";
+import { tokensActions } from "./tokens.actions";
 import { AUTH_SCHEMAS } from "./openapi";
 import { passwordActions } from "./password.actions";
 import { generatePassword, hashPassword, newCredentialSecret } from "./passwords";
@@ -23,7 +28,8 @@ export { principalOf } from "./users";
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> = {
   name: "auth",
-  mixins: [DbMixin({ schema: "auth", migrations })],
+  // The stream mixin first (the database opens before it): its outbox stages the audit entries of auth's changes (lib/audit.ts).
+  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "auth", migrations })],
   settings: { openapi: { schemas: AUTH_SCHEMAS } },
 
   actions: {
@@ -33,6 +39,10 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
     ...usersActions,
     // password.generateOtp, password.validateOtp, password.update
     ...passwordActions,
+    // tokens.issue, tokens.list, tokens.revoke; tokens.authenticate (internal, for the gateway)
+    ...tokensActions,
+    // lockout.notify (internal, for the gateway's sign-in throttle)
+    ...lockoutActions,
   },
 
   events: {
@@ -42,6 +52,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
      * sender already cleaned.
      */
     async "auth.credentials.changed"(ctx: Context<CredentialsChanged>) {
+      // A revoked token: auth caches no token verification, and the user's password stands.
+      if (ctx.params.token_id !== undefined) return;
       await this.cache.clean(credentialKey(ctx.params.username, "*"));
     },
   },
@@ -82,10 +94,16 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
   created() {
     this.credentialSecret = newCredentialSecret();
     this.cache = new SharedCache(this.broker);
+    this.throttleStore = openThrottleStore(config());
+    this.otpLimit = new RequestLimit(this.throttleStore, "otp", MAX_OTP_REQUESTS_PER_EMAIL, { windowMs: config().throttleWindowS * 1000 });
   },
 
   async started() {
     await this.bootstrapAdmin();
+  },
+
+  async stopped() {
+    await this.throttleStore.close();
   },
 };
 

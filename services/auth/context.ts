@@ -2,7 +2,10 @@
 import type { KeyObject } from "node:crypto";
 import type { ActionSchema, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
+import type { AuditStreams } from "../../lib/audit";
 import type { SharedCache } from "../../lib/cache";
+import type { RequestLimit, ThrottleStore } from "../../lib/throttle";
+import type { StreamClient } from "../../mixins/stream.mixin";
 
 export interface AuthLocals {
   db: DataSource;
@@ -10,6 +13,11 @@ export interface AuthLocals {
   credentialSecret: KeyObject;
   /** Verified credentials, in the broker's cacher (`credentialKey`). */
   cache: SharedCache;
+  /** The stream mixin's client: audit entries are staged through auth's outbox, in the change's transaction. */
+  streams: StreamClient<AuditStreams>;
+  /** OTP requests per email (EXTENSIONS §4), counted where the gateway counts sign-ins: Redis in a cluster. */
+  otpLimit: RequestLimit;
+  throttleStore: ThrottleStore;
 }
 
 export interface AuthMethods {

@@ -5,6 +5,7 @@
  */
 import type { Principal, UserType } from "../../lib/access";
 import { eventSender, serviceClient } from "../../lib/contract";
+import type { TokenScope } from "./tokens";
 
 /** Payload of the `auth.user.created|updated|removed` events. */
 export interface UserEvent {
@@ -28,13 +29,43 @@ export interface UserContact extends UserEvent {
 export interface CredentialsChanged {
   /** Lower case. */
   username: string;
+  /**
+   * Set when only this API token of the user was revoked: the user's password, grants and
+   * sessions stand, and only caches of that user's tokens must go.
+   */
+  token_id?: string;
+}
+
+/** `tokens.authenticate`: whom an API token signs in, with what scope, until when. */
+export interface VerifiedToken {
+  principal: Principal;
+  token_id: string;
+  scope: TokenScope;
+  /** Epoch ms: a cache of this answer must not serve it past this instant. */
+  expires_at: number;
+}
+
+/** `auth.lockout.notify`: the gateway's throttle locked sign-ins of a user; auth tells its owner, if the user exists. */
+export interface LockoutNotice {
+  /** Lower case. */
+  username: string;
+  /** The client address whose failures made the lock. */
+  address: string;
+  /** `address`: that username from that address; `account`: that username from every address it never signed in from. */
+  scope: "address" | "account";
+  /** How long the lock lasts after the last failure. */
+  minutes: number;
 }
 
 export interface AuthContract {
   /** 401 `Invalid credentials` unless the password is the user's. */
   authenticate: { params: { username: string; password: string }; reply: Principal };
+  /** 401 `Invalid credentials` unless the token is live (known, not revoked, not expired). */
+  "tokens.authenticate": { params: { token: string }; reply: VerifiedToken };
   /** Null for an unknown user. */
   "users.resolve": { params: { username: string }; reply: UserContact | null };
+  /** True when an email went out (false: no such user). */
+  "lockout.notify": { params: LockoutNotice; reply: boolean };
 }
 
 export const authClient = serviceClient<AuthContract>("auth");

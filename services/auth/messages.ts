@@ -50,6 +50,12 @@ export const MSG = {
   otpExpired: "OTP has expired, please request a new one",
   requestNewOtp: "Please request a new one OTP",
   passwordUpdateFailed: "Failed to update password",
+
+  // API tokens (EXTENSIONS §4; ours, in the words of the other new routes)
+  tokenRevoked: "Token revoked",
+  invalidInput: (field: string) => `Invalid input: ${field}`,
+  /** A `read` token's change, and a token issuing tokens (it could outlive its own expiry). */
+  unauthorizedOperation: "Unauthorized operation",
 } as const;
 
 /** Texts of the emails the auth service sends (ours). Short ASCII lines, so they travel as 7bit and read as written. */
@@ -61,6 +67,20 @@ export const EMAIL = {
       "",
       `It is valid for ${minutes} minutes and can be used once.`,
       "If you did not ask to reset your password, ignore this email.",
+    ].join("\n"),
+  lockoutSubject: "Sign-in to your account paused",
+  lockoutText: (username: string, address: string, scope: "address" | "account", minutes: number) =>
+    [
+      scope === "address"
+        ? `Several wrong passwords were tried for ${username} from the address ${address}.`
+        : `Many wrong passwords were tried for ${username} from several addresses, the last from ${address}.`,
+      scope === "address"
+        ? `Sign-in from that address is paused for ${minutes} minutes after the last try.`
+        : `Sign-in from addresses you have not used before is paused for ${minutes} minutes after the last try;`,
+      ...(scope === "account" ? ["the addresses you signed in from before are not affected."] : []),
+      "",
+      "If it was not you, someone may be guessing your password. To choose a new one,",
+      "request a reset code (POST /_config/users/password/generate_otp).",
     ].join("\n"),
   accountSubject: "Your Industrial Monitoring account",
   accountText: (username: string, password: string) =>

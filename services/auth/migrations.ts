@@ -1,3 +1,4 @@
+import { OUTBOX_KEY_SQL, OUTBOX_SQL } from "../../lib/streams/outbox";
 import { sqlMigration } from "../../mixins/db.mixin";
 
 export const migrations = [
@@ -25,4 +26,20 @@ export const migrations = [
        verified    boolean NOT NULL DEFAULT false
      )`,
   ]),
+  // API tokens: only the SHA-256 of a token is kept (tokens.ts says why not argon2); a user's tokens go with the user.
+  sqlMigration("AuthTokensB1767000000200", [
+    `CREATE TABLE tokens (
+       token_id      uuid PRIMARY KEY,
+       username      text NOT NULL REFERENCES users(username) ON DELETE CASCADE,
+       name          text NOT NULL,
+       scope         text NOT NULL CHECK (scope IN ('read', 'write')),
+       token_hash    text NOT NULL UNIQUE,
+       created_at    bigint NOT NULL,
+       expires_at    bigint NOT NULL,
+       last_used_at  bigint NULL
+     )`,
+    `CREATE INDEX tokens_username ON tokens (username, created_at)`,
+  ]),
+  // Issue 17, the audit trail: the outbox auth stages its audit entries in (lib/audit.ts).
+  sqlMigration("AuthAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
 ];

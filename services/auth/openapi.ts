@@ -4,6 +4,7 @@ import { arr, bool, nullable, obj, str, type JsonSchema } from "../../lib/openap
 import type { FieldDoc } from "../../lib/operations";
 import { OTP_MAX_WRONG_TRIES, OTP_TTL_MS } from "./otp";
 import { PASSWORD_RULE } from "./passwords";
+import { TOKEN_MAX_DAYS, TOKEN_SCOPES } from "./tokens";
 
 const described = (schema: JsonSchema, description: string, example?: unknown): JsonSchema => ({
   ...schema,
@@ -35,7 +36,40 @@ const plantId = described(str, "the user's plant; * for a site-admin (every plan
 const siteName = described(nullable("string"), "the site's name; null for the types that see every site", EXAMPLE.site_name);
 const plantName = described(nullable("string"), "the plant's name; null unless the user belongs to one plant", EXAMPLE.plant_name);
 
+/** An API token as the list shows it, and as issued (the token itself appears only there). */
+export const TOKEN_EXAMPLE = {
+  token_id: "5b0e7a52-3c1f-4d8e-9a26-7f4c1b2d9e63",
+  name: "historian export",
+  scope: "read",
+  created_at: "2026-03-02T08:15:00.000Z",
+  expires_at: "2026-05-31T08:15:00.000Z",
+  last_used_at: "2026-03-09T06:00:12.418Z",
+} as const;
+export const TOKEN_ISSUED_EXAMPLE = { token_id: TOKEN_EXAMPLE.token_id, token: "ims_3q2kTq0Yb8mXo6VfH1r9cJm4pW7aZs5dE2uLgN0yKxQ" } as const;
+
+const tokenId = described({ type: "string", format: "uuid" }, "the token's id, which names it in the list and to revoke it", TOKEN_EXAMPLE.token_id);
+const isoTime = (what: string, example: string | null, orNull = false): JsonSchema =>
+  described(orNull ? { type: ["string", "null"], format: "date-time" } : { ...str, format: "date-time" }, `${what}, ISO 8601 (UTC)`, example);
+
 export const AUTH_SCHEMAS = {
+  Token: obj(
+    {
+      token_id: tokenId,
+      name: described(str, "what the token is for, as its user named it", TOKEN_EXAMPLE.name),
+      scope: described({ type: "string", enum: [...TOKEN_SCOPES] }, "read: GET requests only; write: whatever its user may do", TOKEN_EXAMPLE.scope),
+      created_at: isoTime("when the token was issued", TOKEN_EXAMPLE.created_at),
+      expires_at: isoTime("when the token stops signing in (an expired token stays listed until revoked)", TOKEN_EXAMPLE.expires_at),
+      last_used_at: isoTime("the token's last use, to the minute; null before the first", TOKEN_EXAMPLE.last_used_at, true),
+    },
+    ["token_id", "name", "scope", "created_at", "expires_at", "last_used_at"],
+  ),
+  TokenIssued: obj(
+    {
+      token_id: tokenId,
+      token: described(str, "the token, shown this once (only its hash is kept): send it as `Authorization: Bearer <token>`", TOKEN_ISSUED_EXAMPLE.token),
+    },
+    ["token_id", "token"],
+  ),
   User: obj({
     username: described(str, "the user's email address, which names the user", EXAMPLE.username),
     mobile_number: described(str, "mobile number, without the country code", EXAMPLE.mobile_number),
@@ -139,4 +173,15 @@ export const RESET_FIELDS: Record<string, FieldDoc> = {
     example: "482913",
   },
   new_password: passwordDoc("the new password", "Pune2026Works"),
+};
+
+/** The body of a token's issue. */
+export const TOKEN_FIELDS: Record<string, FieldDoc> = {
+  name: { description: "what the token is for (an integration's name), shown in the list", example: TOKEN_EXAMPLE.name },
+  scope: {
+    description: "read: the token may only make GET requests; write: it may do whatever its user may do",
+    enum: [...TOKEN_SCOPES],
+    example: TOKEN_EXAMPLE.scope,
+  },
+  expires_in_days: { description: `days until the token expires, 1 to ${TOKEN_MAX_DAYS}`, unit: "days", example: 90 },
 };

@@ -5,7 +5,9 @@
 import { randomBytes } from "node:crypto";
 import type { Context } from "moleculer";
 import type { DataSource, EntityManager } from "typeorm";
+import { REDACTED, stageAudit, type AuditChange } from "../../lib/audit";
 import { DomainError, badRequest, conflict, internal, notFound } from "../../lib/errors";
+import { THROTTLED_MESSAGE, throttledError } from "../../lib/throttle";
 import { MAX_TEXT, type InputMessages } from "../../lib/validation";
 import { notifierClient } from "../notifier/contract";
 import type { AuthActions } from "./context";
@@ -14,6 +16,7 @@ import { RESET_FIELDS } from "./openapi";
 import { OTP_TTL_MS, looksLikeOtp, otpState, wrongTry } from "./otp";
 import { generateOtp, hashOtp, hashPassword, isStrongPassword, verifyPassword } from "./passwords";
 import * as repo from "./repo";
+import type { UserRow } from "./users";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 
@@ -25,6 +28,17 @@ const resetMessages: InputMessages = {
 };
 
 type OtpTry = "none" | "expired" | "wrong" | "match";
+
+/** A reset is asked and made without signing in: the entry's actor is the user it is for. */
+const resetChange = (action: AuditChange["action"], user: UserRow, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "user",
+  entity_id: user.username,
+  site_id: user.site_id,
+  plant_id: user.plant_id === "*" ? null : user.plant_id,
+  changes,
+  actor: { username: user.username, user_type: user.user_type },
+});
 
 /**
  * One try of a code against the user's OTP, under a row lock so parallel guesses are all
@@ -56,12 +70,19 @@ export const passwordActions: AuthActions = {
       description: `The code is valid ${OTP_TTL_MS / 60_000} minutes and replaces any code sent before.`,
       fields: { email: RESET_FIELDS.email },
       answer: { text: MSG.otpSent },
-      errors: [[409, MSG.userDoesNotExist], [500, MSG.otpGenerateFailed]],
+      errors: [[409, MSG.userDoesNotExist], [429, THROTTLED_MESSAGE], [500, MSG.otpGenerateFailed]],
     },
     params: { email: text },
     async handler(ctx: Context<{ email: string }>) {
       const username = ctx.params.email.toLowerCase();
-      if (!(await repo.findUser(this.db, username))) throw conflict(MSG.userDoesNotExist);
+      // At most 3 codes per email per 15 minutes (EXTENSIONS §4), counted before anything is looked up or sent.
+      const verdict = await this.otpLimit.take(username).catch((err: unknown) => {
+        this.logger.warn(`OTP request limit not applied: its store failed (${String(err)})`);
+        return { allowed: true } as const;
+      });
+      if (!verdict.allowed) throw throttledError(verdict.retryAfterS);
+      const user = await repo.findUser(this.db, username);
+      if (!user) throw conflict(MSG.userDoesNotExist);
       const otp = generateOtp();
       const now = Date.now();
       try {
@@ -69,6 +90,7 @@ export const passwordActions: AuthActions = {
         // The email is sent before the commit, so an OTP that could not be sent never becomes live.
         await this.db.transaction(async (tx) => {
           await repo.saveOtp(tx, username, otpHash, now + OTP_TTL_MS);
+          await stageAudit(this.streams, tx, ctx, resetChange("otp_request", user, { otp: [null, REDACTED] }));
           await notifierClient.call(ctx, "email.send", {
             to: username,
             subject: EMAIL.otpSubject,
@@ -139,13 +161,15 @@ export const passwordActions: AuthActions = {
     async handler(ctx: Context<{ email: string; otp: string; new_password: string }>) {
       const username = ctx.params.email.toLowerCase();
       if (!isStrongPassword(ctx.params.new_password)) throw badRequest(MSG.weakPassword);
-      if (!(await repo.findUser(this.db, username))) throw conflict(MSG.userDoesNotExist);
+      const user = await repo.findUser(this.db, username);
+      if (!user) throw conflict(MSG.userDoesNotExist);
       const passwordHash = await hashPassword(ctx.params.new_password);
       let outcome: OtpTry;
       try {
         outcome = await tryOtp(this.db, username, ctx.params.otp, async (tx) => {
           await repo.setPasswordHash(tx, username, passwordHash);
           await repo.deleteOtp(tx, username);
+          await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, { password: [REDACTED, REDACTED] }));
         });
       } catch (err) {
         this.logger.error("password update failed", err);

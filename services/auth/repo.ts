@@ -1,10 +1,11 @@
 /**
- * auth's queries on its own schema (users, otps): raw parametrised SQL through the TypeORM
+ * auth's queries on its own schema (users, otps, tokens): raw parametrised SQL through the TypeORM
  * DataSource, or through the EntityManager of a transaction the caller holds.
  */
 import type { DataSource, EntityManager } from "typeorm";
 import type { Scope, UserType } from "../../lib/access";
 import type { OtpRow } from "./otp";
+import type { TokenRow, TokenScope } from "./tokens";
 import type { Place, UserRow } from "./users";
 
 type Db = DataSource | EntityManager;
@@ -145,4 +146,63 @@ export async function insertReservedAdmin(db: Db, username: string, passwordHash
      VALUES ($1, $2, 'saas-admin', NULL, NULL, $3, $4, true)`,
     [username, passwordHash, modules, createdAt],
   );
+}
+
+export interface NewToken {
+  token_id: string;
+  username: string;
+  name: string;
+  scope: TokenScope;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** False when the user is gone (deleted while the token was being issued). */
+export async function insertToken(db: Db, t: NewToken): Promise<boolean> {
+  const inserted: unknown[] = await db.query(
+    `INSERT INTO tokens (token_id, username, name, scope, token_hash, created_at, expires_at)
+     SELECT $1, username, $3, $4, $5, $6, $7 FROM users WHERE username = $2
+     RETURNING token_id`,
+    [t.token_id, t.username, t.name, t.scope, t.token_hash, t.created_at, t.expires_at],
+  );
+  return inserted.length > 0;
+}
+
+/** A user's tokens, oldest first, expired ones included (the list shows why an integration stopped). */
+export async function listTokens(db: Db, username: string): Promise<TokenRow[]> {
+  return db.query(`SELECT * FROM tokens WHERE username = $1 ORDER BY created_at, token_id`, [username]);
+}
+
+/** A token found by its hash, with what its user is granted now (a token acts with its user's current grants). */
+export type TokenSignIn = Pick<TokenRow, "token_id" | "username" | "scope" | "expires_at" | "last_used_at"> &
+  Pick<UserRow, "user_type" | "site_id" | "plant_id" | "modules">;
+
+export async function findTokenSignIn(db: Db, tokenHash: string): Promise<TokenSignIn | undefined> {
+  const rows: TokenSignIn[] = await db.query(
+    `SELECT t.token_id, t.username, t.scope, t.expires_at, t.last_used_at, u.user_type, u.site_id, u.plant_id, u.modules
+       FROM tokens t JOIN users u ON u.username = t.username
+      WHERE t.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+/** Writes the use unless another request wrote one within `everyMs` (so parallel requests write once). */
+export async function touchToken(db: Db, tokenId: string, at: number, everyMs: number): Promise<void> {
+  await db.query(`UPDATE tokens SET last_used_at = $2 WHERE token_id = $1 AND (last_used_at IS NULL OR last_used_at <= $3)`, [
+    tokenId,
+    at,
+    at - everyMs,
+  ]);
+}
+
+/** False when the user has no such token. */
+export async function deleteToken(db: Db, username: string, tokenId: string): Promise<boolean> {
+  // Through a CTE: TypeORM answers a bare DELETE … RETURNING with [rows, affected].
+  const deleted: unknown[] = await db.query(`WITH d AS (DELETE FROM tokens WHERE username = $1 AND token_id = $2 RETURNING token_id) SELECT token_id FROM d`, [
+    username,
+    tokenId,
+  ]);
+  return deleted.length > 0;
 }

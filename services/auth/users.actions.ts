@@ -4,6 +4,7 @@
  */
 import type { Context } from "moleculer";
 import { MODULES, scopeOf, USER_TYPES, type UserType } from "../../lib/access";
+import { auditedWrite, diff, stageAudit, type AuditChange } from "../../lib/audit";
 import type { ParamsOf, ReplyOf, RequestMeta } from "../../lib/contract";
 import { DomainError, badRequest, conflict, notFound } from "../../lib/errors";
 import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
@@ -26,6 +27,7 @@ import {
   userEvent,
   userVisibleTo,
   type ModulesInput,
+  type UserRow,
 } from "./users";
 
 interface UserFields {
@@ -67,6 +69,27 @@ const userFields = {
     ],
   },
 } as const;
+
+/** What the audit trail records of a user: its grants and contact details, its password only as set ("***"). */
+const audited = (u: Pick<UserRow, "user_type" | "site_id" | "plant_id" | "mobile_number" | "country_code" | "modules" | "password_hash">) => ({
+  user_type: u.user_type,
+  site_id: u.site_id,
+  plant_id: u.plant_id,
+  mobile_number: u.mobile_number,
+  country_code: u.country_code,
+  modules: u.modules,
+  password_hash: u.password_hash,
+});
+
+const userChange = (action: AuditChange["action"], u: Pick<UserRow, "username" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "user",
+  entity_id: u.username,
+  site_id: u.site_id,
+  // A site admin's plant is "every plant" (`*`): none in particular.
+  plant_id: u.plant_id === "*" ? null : u.plant_id,
+  changes,
+});
 
 const PLACE_ERRORS: [number, string][] = [
   [400, MSG.insufficientInputs],
@@ -136,6 +159,7 @@ export const usersActions: AuthActions = {
       };
       await this.db.transaction(async (tx) => {
         if (!(await repo.insertUser(tx, user))) throw conflict(MSG.userExists);
+        await stageAudit(this.streams, tx, ctx, userChange("create", user, diff(null, audited(user))));
         // Inside the transaction: a user whose generated password cannot be sent is not created.
         if (p.password == null) {
           await notifierClient.call(ctx, "email.send", {
@@ -172,7 +196,7 @@ export const usersActions: AuthActions = {
       const refusal = typeRefusal("delete", caller.user_type, target.user_type);
       if (refusal) throw refusal;
       try {
-        await repo.deleteUser(this.db, target.username);
+        await auditedWrite(this.db, this.streams, ctx, userChange("delete", target, diff(audited(target), null)), (db) => repo.deleteUser(db, target.username));
       } catch (err) {
         this.logger.error("user delete failed", err);
         throw badRequest(MSG.deleteFailed);
@@ -235,14 +259,18 @@ export const usersActions: AuthActions = {
       if (p.password !== null && !isStrongPassword(p.password)) throw badRequest(MSG.weakPassword);
       const password_hash = p.password === null ? null : await hashPassword(p.password);
 
-      await repo.updateUser(this.db, existing.username, {
+      const change = {
         mobile_number: p.mobile_number,
         country_code: p.country_code,
         user_type: p.user_type,
         ...place,
         modules,
         password_hash,
-      });
+      };
+      const after = { ...change, password_hash: password_hash ?? existing.password_hash };
+      await auditedWrite(this.db, this.streams, ctx, userChange("update", existing, diff(audited(existing), audited(after))), (db) =>
+        repo.updateUser(db, existing.username, change),
+      );
       await this.forgetCredentials(existing.username);
       void authEvents.emit(ctx, "auth.user.updated", userEvent({ username: existing.username, user_type: p.user_type, ...place }));
       return { status: "OK", message: MSG.userUpdated };

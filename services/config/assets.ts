@@ -1,5 +1,6 @@
 /** Assets (ops 11-16): machines of a function; plant and site come from the function. */
 import { requireWrite } from "../../lib/access";
+import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
@@ -40,6 +41,24 @@ const eventOf = (a: AssetRow): AssetEvent => ({
   site_id: a.site_id,
 });
 
+/** What the audit trail records of an asset (its writable fields). */
+const audited = (a: Pick<AssetRow, "asset_name" | "asset_category" | "is_critical" | "attributes" | "function_id">) => ({
+  asset_name: a.asset_name,
+  asset_category: a.asset_category,
+  is_critical: yesNo(a.is_critical),
+  attributes: a.attributes,
+  function_id: a.function_id,
+});
+
+const auditChange = (action: AuditChange["action"], asset_id: string, fn: Pick<FunctionRow, "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "asset",
+  entity_id: asset_id,
+  site_id: fn.site_id,
+  plant_id: fn.plant_id,
+  changes,
+});
+
 /** An asset with its function, plant and site, without regard to the caller (internal resolve). */
 export async function resolveAssetRow(c: ConfigContext, asset_id: string): Promise<AssetRow | null> {
   if (!isId(asset_id)) return null;
@@ -78,19 +97,16 @@ export async function createAsset(c: ConfigContext, p: AssetWrite): Promise<{ id
   const isCritical = criticality(p.is_critical, false);
   const fn = await parentOf(c, p);
   const id = newId();
+  const values = {
+    asset_id: id,
+    asset_name: p.asset_name,
+    function_id: fn.function_id,
+    asset_category: p.asset_category,
+    is_critical: isCritical,
+    attributes: compact(p.attributes ?? {}),
+  };
   try {
-    await repo.insertAsset(
-      c.db,
-      {
-        asset_id: id,
-        asset_name: p.asset_name,
-        function_id: fn.function_id,
-        asset_category: p.asset_category,
-        is_critical: isCritical,
-        attributes: compact(p.attributes ?? {}),
-      },
-      Date.now(),
-    );
+    await c.audited(auditChange("create", id, fn, diff(null, audited(values))), (db) => repo.insertAsset(db, values, Date.now()));
   } catch (err) {
     if (isUniqueViolation(err, "assets_name_key")) throw new DomainError(400, MSG.assetExists(p.asset_name));
     if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.invalidAssetData);
@@ -108,7 +124,7 @@ export async function removeAsset(c: ConfigContext, asset_id: string): Promise<s
   if (!asset) throw new DomainError(400, MSG.invalidAssetId(asset_id));
   if ((await repo.monitorsOnAsset(c.db, asset.asset_id)) > 0) throw new DomainError(400, MSG.assetHasMonitors);
   try {
-    await repo.deleteAsset(c.db, asset.asset_id);
+    await c.audited(auditChange("delete", asset.asset_id, asset, diff(audited(asset), null)), (db) => repo.deleteAsset(db, asset.asset_id));
   } catch (err) {
     if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.assetHasMonitors);
     throw err;
@@ -129,14 +145,10 @@ export async function updateAsset(c: ConfigContext, p: AssetWrite & { asset_id: 
   const fn = await parentOf(c, p);
   if (fn.function_id !== asset.function_id) throw new DomainError(400, MSG.invalidAssetData);
   const attributes = p.attributes === undefined ? asset.attributes : compact(p.attributes ?? {});
+  const values = { asset_id: asset.asset_id, asset_name: p.asset_name, asset_category: p.asset_category, is_critical: isCritical, attributes };
+  const changes = diff(audited(asset), audited({ ...values, function_id: asset.function_id }));
   try {
-    await repo.updateAsset(c.db, {
-      asset_id: asset.asset_id,
-      asset_name: p.asset_name,
-      asset_category: p.asset_category,
-      is_critical: isCritical,
-      attributes,
-    });
+    await c.audited(auditChange("update", asset.asset_id, asset, changes), (db) => repo.updateAsset(db, values));
   } catch (err) {
     if (isUniqueViolation(err, "assets_name_key")) throw new DomainError(400, MSG.assetExists(p.asset_name));
     throw err;

@@ -13,8 +13,11 @@ import { LocalCache, SharedCache, type SharedGeneration } from "../../lib/cache"
 import { DomainError } from "../../lib/errors";
 import { withJsonText } from "../../lib/json-text";
 import { setTotal } from "../../lib/paging";
+import { auditedWrite, type AuditStreams } from "../../lib/audit";
 import { DbMixin } from "../../mixins/db.mixin";
+import { StreamMixin, type StreamClient, type StreamConsumers } from "../../mixins/stream.mixin";
 import { assetActions } from "./assets.actions";
+import { AUDIT_SCHEMAS, AUDIT_STREAM_CONSUMER, AuditAppender, auditActions } from "./audit.actions";
 import type { RequestMeta } from "../../lib/contract";
 import { pipelinesClient, type MonitorRegisteredEvent, type MonitorUnregisteredEvent, type PlantActivity } from "../pipelines/contract";
 import { contextFor, type ConfigContext, type PipelinePlace } from "./context";
@@ -31,6 +34,10 @@ import { siteActions } from "./sites.actions";
 
 export interface ConfigLocals {
   db: DataSource;
+  /** The stream mixin's client: config stages the audit entries of its own changes through its outbox. */
+  streams: StreamClient<AuditStreams>;
+  /** Appends the entries the `audit` stream delivers to the hash-chained log. */
+  auditLog: AuditAppender;
   /** Cached reads, in the broker's cacher under the current generation (`config.q.<generation>.<key>`). */
   reads: SharedCache;
   /** Every write starts a new one, which puts every cached read out of reach at once, on every replica. */
@@ -71,10 +78,13 @@ const LISTS_IN_MEMORY = 100;
 /** Internal actions answer for the whole deployment: they are not reachable over HTTP. */
 const SYSTEM: Principal = { username: "config", user_type: "saas-admin", site_id: null, plant_id: null, modules: [] };
 
-const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLocals> = {
+const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLocals> & { streams: StreamConsumers<ConfigThis, AuditStreams> } = {
   name: "config",
-  mixins: [DbMixin({ schema: "config", migrations })],
-  settings: { openapi: { schemas: CONFIG_SCHEMAS } },
+  // The stream mixin first: the database opens before the audit consumer starts and closes after it stops.
+  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "config", migrations })],
+  settings: { openapi: { schemas: { ...CONFIG_SCHEMAS, ...AUDIT_SCHEMAS } } },
+  // Every service's audit entries, appended to the log (audit.actions.ts).
+  streams: AUDIT_STREAM_CONSUMER,
 
   actions: {
     ...assetActions,
@@ -83,6 +93,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     ...siteActions,
     ...plantActions,
     ...internalActions,
+    ...auditActions,
 
     serverTime: {
       http: {
@@ -162,6 +173,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
             // Requests that arrive while the list loads wait for that one load.
             return this.lists.getOrLoad(key, () => cached(key, load).then(withJsonText)) as Promise<T[]>;
           },
+          audited: (change, write) => auditedWrite(this.db, this.streams, ctx, change, write),
           changed: async <E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEntityEvents[E]) => {
             await this.invalidate();
             await this.broker.emit(`config.${entity}.${change}`, payload);
@@ -204,6 +216,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     this.generation = this.reads.generation(GENERATION_KEY, GENERATION_TTL_S, GENERATION_REFRESH_MS);
     this.lists = new LocalCache({ ttlMs: CACHE_TTL_S * 1000, max: LISTS_IN_MEMORY });
     this.listsGeneration = "";
+    this.auditLog = new AuditAppender(() => this.db);
   },
 };
 

@@ -3,8 +3,9 @@
  * the read cache, change announcements and the pipelines service's counts. The service builds
  * one per request (config.service.ts, method `use`), so the entity modules stay free of Moleculer.
  */
-import type { DataSource } from "typeorm";
+import type { DataSource, EntityManager } from "typeorm";
 import type { Principal, Scope } from "../../lib/access";
+import type { AuditChange } from "../../lib/audit";
 import type { PlantActivity, ResolvedPipeline } from "../pipelines/contract";
 import type { ConfigChange, ConfigEntity, ConfigEntityEvents } from "./contract";
 import { scopeParams } from "./rules";
@@ -24,6 +25,11 @@ export interface ConfigContext {
    * Only for lists whose items `load` builds afresh, since they are frozen.
    */
   cachedList<T extends object>(key: string, load: () => Promise<T[]>): Promise<T[]>;
+  /**
+   * A write of this operation with its audit entry, in one transaction (lib/audit.ts,
+   * auditedWrite); the entry may depend on what the write answered (null: none).
+   */
+  audited<T>(change: AuditChange | ((result: T) => AuditChange | null), write: (db: DataSource | EntityManager) => Promise<T>): Promise<T>;
   /** After a committed write: invalidates the cache, then emits `config.<entity>.<change>`. */
   changed<E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEntityEvents[E]): Promise<void>;
   /** Sets the X-Total-Count response header of a list. */

@@ -1,5 +1,6 @@
 /** Functions (ops 23-27): a plant's functions, which hold its assets and monitors. */
 import { requireWrite } from "../../lib/access";
+import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
@@ -16,6 +17,12 @@ const eventOf = (f: Pick<FunctionRow, "function_id" | "function_name" | "plant_i
   plant_id: f.plant_id,
   site_id: f.site_id,
 });
+
+const auditChange = (
+  action: AuditChange["action"],
+  f: { function_id: string; plant_id: string; site_id: string },
+  changes: AuditChange["changes"],
+): AuditChange => ({ action, entity_type: "function", entity_id: f.function_id, site_id: f.site_id, plant_id: f.plant_id, changes });
 
 /** A function with its plant and site, by id, without regard to the caller (internal resolve). */
 export async function resolveFunction(c: ConfigContext, function_id: string): Promise<FunctionRow | null> {
@@ -43,7 +50,10 @@ export async function createFunction(
   }
   const id = newId();
   try {
-    await repo.insertFunction(c.db, { function_id: id, function_name: p.function_name, plant_id: plant.plant_id }, Date.now());
+    const values = { function_id: id, function_name: p.function_name, plant_id: plant.plant_id };
+    await c.audited(auditChange("create", { ...values, site_id: plant.site_id }, diff(null, { function_name: values.function_name, plant_id: values.plant_id })), (db) =>
+      repo.insertFunction(db, values, Date.now()),
+    );
   } catch (err) {
     if (isUniqueViolation(err, "functions_name_key")) throw new DomainError(400, MSG.functionExists(p.function_name));
     if (isForeignKeyViolation(err)) {
@@ -64,7 +74,9 @@ export async function removeFunction(c: ConfigContext, function_id: string): Pro
   const refusal = functionDeleteRefusal(before.monitors, before.assets);
   if (refusal) throw new DomainError(400, refusal);
   try {
-    await repo.deleteFunction(c.db, fn.function_id);
+    await c.audited(auditChange("delete", fn, diff({ function_name: fn.function_name, plant_id: fn.plant_id }, null)), (db) =>
+      repo.deleteFunction(db, fn.function_id),
+    );
   } catch (err) {
     if (isForeignKeyViolation(err)) {
       const now = await repo.functionAttachments(c.db, fn.function_id);
@@ -91,7 +103,9 @@ export async function updateFunction(
     throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   }
   try {
-    await repo.renameFunction(c.db, fn.function_id, p.function_name);
+    await c.audited(auditChange("update", fn, diff({ function_name: fn.function_name }, { function_name: p.function_name })), (db) =>
+      repo.renameFunction(db, fn.function_id, p.function_name),
+    );
   } catch (err) {
     if (isUniqueViolation(err, "functions_name_key")) throw new DomainError(400, MSG.functionExists(p.function_name));
     throw err;

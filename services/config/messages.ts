@@ -61,6 +61,8 @@ export const MSG = {
   invalidInput: (field: string) => `Invalid input: ${field}`,
   unauthorizedOperation: "Unauthorized operation",
   invalidCredentials: "Invalid credentials",
+  /** EXTENSIONS.md, conventions of new routes: a from/to that does not parse (the audit trail). */
+  invalidDateFormat: "Invalid date format",
   /** The gateway's answer to a method a path does not serve; the spec lists it for the fetches of a monitor, function, site and plant. */
   methodNotAllowed: "This method is not allowed",
 } as const;

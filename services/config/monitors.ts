@@ -3,6 +3,7 @@
  * their tags. The licence caps how many exist; the pipelines service registers them (events).
  */
 import { requireWrite } from "../../lib/access";
+import { diff, type AuditChange } from "../../lib/audit";
 import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
@@ -67,6 +68,24 @@ const eventOf = (m: MonitorRow): MonitorEvent => ({
   created_at: Number(m.created_at),
 });
 
+/** What the audit trail records of a monitor (its writable fields and where it hangs). */
+const audited = (m: Pick<MonitorRow, "monitor_name" | "monitor_type" | "function_id" | "asset_id" | "tags" | "specs" | "attributes">) => ({
+  monitor_name: m.monitor_name,
+  monitor_type: m.monitor_type,
+  function_id: m.function_id,
+  asset_id: m.asset_id,
+  tags: m.tags,
+  specs: m.specs,
+  attributes: m.attributes,
+});
+
+const auditChange = (
+  action: AuditChange["action"],
+  monitor_id: string,
+  place: { site_id: string; plant_id: string },
+  changes: AuditChange["changes"],
+): AuditChange => ({ action, entity_type: "monitor", entity_id: monitor_id, site_id: place.site_id, plant_id: place.plant_id, changes });
+
 function tagsOrThrow(tags: TagInput[]): MonitorTag[] {
   const normalized = normalizeTags(tags);
   if ("invalid" in normalized) throw new DomainError(400, MSG.invalidInput(normalized.invalid));
@@ -87,18 +106,18 @@ export async function findMonitor(c: ConfigContext, monitor_id: string): Promise
   return row;
 }
 
-/** The function (and asset) a new monitor hangs on: an asset's monitor is on the asset's function. */
-async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null }> {
+/** The function (and asset) a new monitor hangs on, and its place: an asset's monitor is on the asset's function. */
+async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null; site_id: string; plant_id: string }> {
   if (p.asset_id != null) {
     const asset = await findAsset(c, p.asset_id);
     if (!asset || (p.function_id != null && p.function_id !== asset.function_id)) {
       throw new DomainError(400, MSG.monitorCreateError);
     }
-    return { function_id: asset.function_id, asset_id: asset.asset_id };
+    return { function_id: asset.function_id, asset_id: asset.asset_id, site_id: asset.site_id, plant_id: asset.plant_id };
   }
   const fn = await findFunction(c, p.function_id ?? "");
   if (!fn) throw new DomainError(400, MSG.monitorCreateError);
-  return { function_id: fn.function_id, asset_id: null };
+  return { function_id: fn.function_id, asset_id: null, site_id: fn.site_id, plant_id: fn.plant_id };
 }
 
 /** Op 17. Under a licence cap the count and the insert happen under one lock (repo.insertMonitor). */
@@ -111,19 +130,19 @@ export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise
   const id = newId();
   let inserted: boolean;
   try {
-    inserted = await repo.insertMonitor(
-      c.db,
-      {
-        monitor_id: id,
-        monitor_name: p.monitor_name,
-        monitor_type: p.monitor_type,
-        ...parent,
-        tags,
-        specs: p.specs ?? {},
-        attributes: p.attributes ?? {},
-      },
-      Date.now(),
-      config().monitorLicenseLimit,
+    const values = {
+      monitor_id: id,
+      monitor_name: p.monitor_name,
+      monitor_type: p.monitor_type,
+      function_id: parent.function_id,
+      asset_id: parent.asset_id,
+      tags,
+      specs: p.specs ?? {},
+      attributes: p.attributes ?? {},
+    };
+    inserted = await c.audited(
+      (made: boolean) => (made ? auditChange("create", id, parent, diff(null, audited(values))) : null),
+      (db) => repo.insertMonitor(db, values, Date.now(), config().monitorLicenseLimit),
     );
   } catch (err) {
     if (isUniqueViolation(err, "monitors_name_key")) throw new DomainError(400, MSG.monitorExists(p.monitor_name));
@@ -142,7 +161,11 @@ export async function removeMonitor(c: ConfigContext, monitor_id: string): Promi
   const monitor = await findMonitor(c, monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
   if (monitor.pipeline_id !== null) throw new DomainError(400, MSG.monitorRegistered);
-  if (!(await repo.deleteUnregisteredMonitor(c.db, monitor.monitor_id))) throw new DomainError(400, MSG.monitorRegistered);
+  const deleted = await c.audited(
+    (found: boolean) => (found ? auditChange("delete", monitor.monitor_id, monitor, diff(audited(monitor), null)) : null),
+    (db) => repo.deleteUnregisteredMonitor(db, monitor.monitor_id),
+  );
+  if (!deleted) throw new DomainError(400, MSG.monitorRegistered);
   await c.changed("monitor", "deleted", eventOf(monitor));
   return MSG.monitorDeleted;
 }
@@ -155,7 +178,10 @@ export async function updateMonitor(c: ConfigContext, p: MonitorUpdate): Promise
   const tags = tagsOrThrow(p.tags);
   const { monitor_name, monitor_type, specs, attributes } = p;
   try {
-    await repo.updateMonitor(c.db, { monitor_id: monitor.monitor_id, monitor_name, monitor_type, tags, specs, attributes });
+    const changes = diff(audited(monitor), audited({ ...monitor, monitor_name, monitor_type, tags, specs, attributes }));
+    await c.audited(auditChange("update", monitor.monitor_id, monitor, changes), (db) =>
+      repo.updateMonitor(db, { monitor_id: monitor.monitor_id, monitor_name, monitor_type, tags, specs, attributes }),
+    );
   } catch (err) {
     if (isUniqueViolation(err, "monitors_name_key")) throw new DomainError(400, MSG.monitorExists(p.monitor_name));
     throw err;

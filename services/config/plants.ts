@@ -1,5 +1,6 @@
 /** Plants (ops 33-37): a site's plants; users of a plant are bound to it, so a plant never changes site. */
 import { requireWrite } from "../../lib/access";
+import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
@@ -9,6 +10,15 @@ import * as repo from "./repo";
 import type { PlantRow } from "./repo";
 import { plantDeleteRefusal } from "./rules";
 import { findSite } from "./sites";
+
+const auditChange = (action: AuditChange["action"], plant: { plant_id: string; site_id: string }, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "plant",
+  entity_id: plant.plant_id,
+  site_id: plant.site_id,
+  plant_id: plant.plant_id,
+  changes,
+});
 
 /** A plant by id with its site's name, if the caller may see it. */
 export async function findPlant(c: ConfigContext, plant_id: string): Promise<PlantRow | null> {
@@ -26,7 +36,10 @@ export async function createPlant(c: ConfigContext, p: { plant_name: string; sit
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   const id = newId();
   try {
-    await repo.insertPlant(c.db, { plant_id: id, plant_name: p.plant_name, site_id: site.site_id }, Date.now());
+    const values = { plant_id: id, plant_name: p.plant_name, site_id: site.site_id };
+    await c.audited(auditChange("create", values, diff(null, { plant_name: values.plant_name, site_id: values.site_id })), (db) =>
+      repo.insertPlant(db, values, Date.now()),
+    );
   } catch (err) {
     if (isUniqueViolation(err, "plants_name_key")) throw new DomainError(400, MSG.plantExists(p.plant_name));
     // The site was deleted between the read and the insert.
@@ -47,7 +60,9 @@ export async function removePlant(c: ConfigContext, plant_id: string): Promise<s
   const refusal = plantDeleteRefusal({ ...activity, ...counts });
   if (refusal) throw new DomainError(400, refusal);
   try {
-    await repo.deletePlant(c.db, plant.plant_id);
+    await c.audited(auditChange("delete", plant, diff({ plant_name: plant.plant_name, site_id: plant.site_id }, null)), (db) =>
+      repo.deletePlant(db, plant.plant_id),
+    );
   } catch (err) {
     if (isForeignKeyViolation(err)) throw new DomainError(400, MSG.plantHasFunctions);
     throw err;
@@ -66,7 +81,9 @@ export async function updatePlant(
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   if (p.site_id !== plant.site_id) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   try {
-    await repo.renamePlant(c.db, plant.plant_id, p.plant_name);
+    await c.audited(auditChange("update", plant, diff({ plant_name: plant.plant_name }, { plant_name: p.plant_name })), (db) =>
+      repo.renamePlant(db, plant.plant_id, p.plant_name),
+    );
   } catch (err) {
     if (isUniqueViolation(err, "plants_name_key")) throw new DomainError(400, MSG.plantExists(p.plant_name));
     throw err;

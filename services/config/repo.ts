@@ -18,6 +18,9 @@ export type ScopeIds = [string | null, string | null];
 const rows = async <T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> => (await db.query(sql, params)) as T[];
 const first = async <T>(db: Db, sql: string, params: unknown[]): Promise<T | null> => (await rows<T>(db, sql, params))[0] ?? null;
 const count = async (db: Db, sql: string, params: unknown[]): Promise<number> => (await rows<{ n: number }>(db, sql, params))[0]!.n;
+/** Runs `work` in the caller's transaction when `db` is one (an audited write's), else in a transaction of its own. */
+const inTransaction = <T>(db: Db, work: (tx: EntityManager) => Promise<T>): Promise<T> =>
+  "queryRunner" in db && db.queryRunner?.isTransactionActive ? work(db) : db.transaction(work);
 /** TypeORM answers an UPDATE or DELETE with [rows, rowCount]: the rows its RETURNING clause named. */
 const returned = async <T>(db: Db, sql: string, params: unknown[]): Promise<T[]> => ((await db.query(sql, params)) as [T[], number])[0];
 
@@ -386,12 +389,12 @@ const LICENCE_LOCK = "ims:config:monitor-licence";
  * fails on `monitors_name_key`, a parent deleted meanwhile on a foreign key.
  */
 export function insertMonitor(
-  db: DataSource,
+  db: Db,
   m: MonitorValues & { function_id: string; asset_id: string | null },
   created_at: number,
   cap: number | undefined,
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     if (cap !== undefined) {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [LICENCE_LOCK]);
       if ((await count(tx, `SELECT count(*)::int AS n FROM monitors`, [])) >= cap) return false;

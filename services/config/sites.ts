@@ -1,5 +1,6 @@
 /** Sites (ops 28-32): the top of the hierarchy. Only a SaaS admin creates or deletes one. */
 import { requireWrite } from "../../lib/access";
+import { diff, type AuditChange } from "../../lib/audit";
 import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
@@ -56,6 +57,15 @@ export function siteView(row: SiteRow, withLatest = false) {
 
 const siteEvent = (row: SiteRow): SiteEvent => siteView(row);
 
+const auditChange = (action: AuditChange["action"], site_id: string, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "site",
+  entity_id: site_id,
+  site_id,
+  plant_id: null,
+  changes,
+});
+
 // null reads as "no coordinate", like "": the validator lets null through optional fields.
 function checkPlace(p: { latitude?: string | null; longitude?: string | null; timezone?: string }): void {
   if (p.latitude != null && !isCoordinate(p.latitude, 90)) throw new DomainError(400, MSG.invalidInput("latitude"));
@@ -79,20 +89,24 @@ export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id:
   const id = newId();
   let row: SiteRow;
   try {
-    row = await repo.insertSite(
-      c.db,
-      {
-        site_id: id,
-        site_name: p.site_name,
-        location: p.location,
-        latitude: p.latitude || null,
-        longitude: p.longitude || null,
-        timezone: p.timezone,
-        retention_period: p.retention_period ?? DEFAULT_RETENTION_DAYS,
-        edge_current_version: p.edge_firmware.current_version ?? null,
-        edge_previous_version: p.edge_firmware.previous_version ?? null,
-      },
-      Date.now(),
+    row = await c.audited(
+      (created: SiteRow) => auditChange("create", id, diff(null, siteView(created))),
+      (db) =>
+        repo.insertSite(
+          db,
+          {
+            site_id: id,
+            site_name: p.site_name,
+            location: p.location,
+            latitude: p.latitude || null,
+            longitude: p.longitude || null,
+            timezone: p.timezone,
+            retention_period: p.retention_period ?? DEFAULT_RETENTION_DAYS,
+            edge_current_version: p.edge_firmware.current_version ?? null,
+            edge_previous_version: p.edge_firmware.previous_version ?? null,
+          },
+          Date.now(),
+        ),
     );
   } catch (err) {
     if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(p.site_name));
@@ -109,7 +123,11 @@ export async function removeSite(c: ConfigContext, site_id: string): Promise<str
   if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
   if ((await repo.plantsOnSite(c.db, site_id)) > 0) throw new DomainError(400, MSG.siteHasPlants);
   try {
-    if (!(await repo.deleteSite(c.db, site_id))) throw new DomainError(400, MSG.invalidSiteId(site_id));
+    const deleted = await c.audited(
+      (found: boolean) => (found ? auditChange("delete", site.site_id, diff(siteView(site), null)) : null),
+      (db) => repo.deleteSite(db, site.site_id),
+    );
+    if (!deleted) throw new DomainError(400, MSG.invalidSiteId(site_id));
   } catch (err) {
     if (isForeignKeyViolation(err)) {
       throw new DomainError(400, MSG.siteHasPlants);
@@ -143,17 +161,21 @@ export async function updateSite(c: ConfigContext, p: SiteUpdate): Promise<strin
   const name = p.site_name ?? site.site_name;
   let row: SiteRow | null;
   try {
-    row = await repo.updateSite(c.db, {
-      site_id: site.site_id,
-      site_name: name,
-      location: p.location,
-      latitude,
-      longitude,
-      timezone: p.timezone ?? site.timezone,
-      retention_period: p.retention_period,
-      edge_current_version: current,
-      edge_previous_version: previous,
-    });
+    row = await c.audited(
+      (updated: SiteRow | null) => (updated ? auditChange("update", site.site_id, diff(siteView(site), siteView(updated))) : null),
+      (db) =>
+        repo.updateSite(db, {
+          site_id: site.site_id,
+          site_name: name,
+          location: p.location,
+          latitude,
+          longitude,
+          timezone: p.timezone ?? site.timezone,
+          retention_period: p.retention_period,
+          edge_current_version: current,
+          edge_previous_version: previous,
+        }),
+    );
   } catch (err) {
     if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(name));
     throw err;

@@ -1,9 +1,10 @@
 /** Not in the spec: a notebook's cells over HTTP, read (or its executed copy) and replaced. */
 import type { Context } from "moleculer";
+import { auditedWrite } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
-import { text, type NotebooksActions } from "./context";
+import { notebookChange, text, type NotebooksActions } from "./context";
 import { fsDetail, notebookOf, type CellInput } from "./files";
 import { MSG } from "./messages";
 import { NOTEBOOK_ID_FIELD } from "./openapi";
@@ -98,7 +99,9 @@ export const contentActions: NotebooksActions = {
       } catch (err) {
         throw new DomainError(400, MSG.createFileError(fsDetail(err)));
       }
-      await repo.touch(this.db, [row.notebook_id], ctx.meta.user.username, Date.now());
+      // The cells are the file's: the entry says that they were replaced, and how many there are now.
+      const change = notebookChange("update", row, { cells: [null, ctx.params.cells.length] });
+      await auditedWrite(this.db, this.streams, ctx, change, (q) => repo.touch(q, [row.notebook_id], ctx.meta.user.username, Date.now()));
       return MSG.saved;
     },
   },

@@ -6,13 +6,18 @@ import type { Cron } from "croner";
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Principal } from "../../lib/access";
+import type { AuditChange, AuditStreams } from "../../lib/audit";
 import type { DomainError } from "../../lib/errors";
 import { MAX_TEXT } from "../../lib/validation";
+import type { StreamClient } from "../../mixins/stream.mixin";
 import type { NotebookFiles } from "./files";
 import type { RunQueue } from "./queue";
+import type { NotebookRow } from "./repo";
 
 export interface NotebooksLocals {
   db: DataSource;
+  /** The stream mixin's client: audit entries are staged through the service's outbox, in the change's transaction. */
+  streams: StreamClient<AuditStreams>;
   files: NotebookFiles;
   queue: RunQueue;
   ticker: Cron | undefined;
@@ -23,8 +28,8 @@ export interface NotebooksMethods {
   /** The interpreter with nbclient (NOTEBOOK_PYTHON, or probed); null: no Jupyter on this machine. */
   jupyterPython(): Promise<string | null>;
   tick(): Promise<void>;
-  /** The ids, all of them visible to the user; the first that is not answers with `fail`. */
-  visibleOrFail(user: Principal, ids: string[], fail: (id: string) => DomainError): Promise<string[]>;
+  /** The notebooks of the ids, all of them visible to the user; the first that is not answers with `fail`. */
+  visibleOrFail(user: Principal, ids: string[], fail: (id: string) => DomainError): Promise<NotebookRow[]>;
 }
 
 export type NotebooksThis = Service<ServiceSettingSchema> & NotebooksLocals & NotebooksMethods;
@@ -38,3 +43,18 @@ export const text = { type: "string", max: MAX_TEXT } as const;
 export const idList = { type: "array", items: text, max: 1000 } as const;
 
 export const unique = (ids: string[]): string[] => [...new Set(ids)];
+
+/** A notebook's audit entry, in its owner's place. */
+export const notebookChange = (
+  action: AuditChange["action"],
+  nb: Pick<NotebookRow, "notebook_id" | "site_id" | "plant_id">,
+  changes: AuditChange["changes"],
+): AuditChange => ({
+  action,
+  entity_type: "notebook",
+  entity_id: nb.notebook_id,
+  site_id: nb.site_id,
+  // A site admin's notebooks are of its whole site (its plant is `*`).
+  plant_id: nb.plant_id === "*" ? null : nb.plant_id,
+  changes,
+});

@@ -1,3 +1,4 @@
+import { OUTBOX_KEY_SQL, OUTBOX_SQL } from "../../lib/streams/outbox";
 import { sqlMigration } from "../../mixins/db.mixin";
 
 export const migrations = [
@@ -50,4 +51,6 @@ export const migrations = [
     `CREATE INDEX runs_notebook_idx ON runs (notebook_id, queued_at DESC)`,
     `CREATE INDEX runs_queued_idx ON runs (queued_at) WHERE status = 'queued'`,
   ]),
+  // Issue 17, the audit trail: the outbox the service stages its audit entries in (lib/audit.ts).
+  sqlMigration("NotebooksAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
 ];

@@ -1,11 +1,12 @@
 /** The notebooks themselves: create, delete, rename, fetch, list and count. */
 import type { Context } from "moleculer";
+import { auditedWrite, diff, stageAudit } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { idList, text, unique, type NotebooksActions } from "./context";
+import { idList, notebookChange, text, unique, type NotebooksActions } from "./context";
 import { fsDetail } from "./files";
 import { DETAIL, MSG } from "./messages";
 import { nameProblem, relativePath, untitledName, withExtension } from "./names";
@@ -43,15 +44,11 @@ export const notebookActions: NotebooksActions = {
           throw new DomainError(400, MSG.createFileError(fsDetail(err)));
         }
         const notebook_id = newId();
+        const row = { notebook_id, owner: user.username, site_id: user.site_id, plant_id: user.plant_id, notebook_name: name, now: Date.now() };
         try {
-          await repo.insertNotebook(this.db, {
-            notebook_id,
-            owner: user.username,
-            site_id: user.site_id,
-            plant_id: user.plant_id,
-            notebook_name: name,
-            now: Date.now(),
-          });
+          await auditedWrite(this.db, this.streams, ctx, notebookChange("create", row, diff(null, { owner: row.owner, notebook_name: name })), (q) =>
+            repo.insertNotebook(q, row),
+          );
         } catch (err) {
           await this.files.remove(user.username, name).catch(() => undefined);
           if (isUniqueViolation(err)) continue;
@@ -95,7 +92,13 @@ export const notebookActions: NotebooksActions = {
           throw new DomainError(400, MSG.deleteFileError(fsDetail(err)));
         }
         try {
-          deleted += await repo.deleteNotebook(this.db, row.notebook_id);
+          deleted += await auditedWrite(
+            this.db,
+            this.streams,
+            ctx,
+            (n: number) => (n > 0 ? notebookChange("delete", row, diff({ owner: row.owner, notebook_name: row.notebook_name }, null)) : null),
+            (q) => repo.deleteNotebook(q, row.notebook_id),
+          );
         } catch (err) {
           this.logger.error("notebook deletion:", err);
           throw new DomainError(400, MSG.deleteError("The notebook record could not be deleted"));
@@ -148,7 +151,8 @@ export const notebookActions: NotebooksActions = {
       const renameFailed = (detail: string) => new DomainError(404, MSG.renameFileError(detail));
       let outcome;
       try {
-        outcome = await repo.renameLocked(this.db, { id: row.notebook_id, name, by: ctx.meta.user.username, now: Date.now() }, async (current) => {
+        outcome = await repo.renameLocked(this.db, { id: row.notebook_id, name, by: ctx.meta.user.username, now: Date.now() }, async (current, tx) => {
+          await stageAudit(this.streams, tx, ctx, notebookChange("rename", row, { notebook_name: [current.notebook_name, name] }));
           try {
             await this.files.rename(current.owner, current.notebook_name, name);
           } catch (err) {

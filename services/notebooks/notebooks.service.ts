@@ -14,6 +14,7 @@ import { config } from "../../lib/config";
 import type { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { DbMixin } from "../../mixins/db.mixin";
+import { StreamMixin } from "../../mixins/stream.mixin";
 import { contentActions } from "./content.actions";
 import type { NotebooksSchema } from "./context";
 import { NotebookFiles } from "./files";
@@ -31,7 +32,8 @@ const NEGATIVE_PROBE_MS = 60_000;
 
 const NotebooksService: NotebooksSchema = {
   name: "notebooks",
-  mixins: [DbMixin({ schema: "notebooks", migrations })],
+  // The stream mixin first (the database opens before it): its outbox stages the audit entries of notebook changes (lib/audit.ts).
+  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "notebooks", migrations })],
   settings: { openapi: { schemas: NOTEBOOKS_SCHEMAS } },
 
   actions: {
@@ -63,13 +65,14 @@ const NotebooksService: NotebooksSchema = {
       this.queue.pump();
     },
 
-    /** The ids, all of them visible to the user; the first that is not answers with `fail`. */
+    /** The notebooks of the ids, all of them visible to the user; the first that is not answers with `fail`. */
     async visibleOrFail(user: Principal, ids: string[], fail: (id: string) => DomainError) {
       const valid = ids.filter(isId);
-      const found = new Set((await repo.findVisible(this.db, user, valid)).map((r) => r.notebook_id));
+      const rows = await repo.findVisible(this.db, user, valid);
+      const found = new Set(rows.map((r) => r.notebook_id));
       const missing = ids.find((id) => !found.has(id));
       if (missing !== undefined) throw fail(missing);
-      return ids;
+      return rows;
     },
   },
 

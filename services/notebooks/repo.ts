@@ -215,12 +215,13 @@ export interface NotebookFileName {
 /**
  * Renames a notebook under its row's lock, so one rename of a notebook runs at a time on any
  * replica: the row's name and the file change together, and a throw of `moveFile` (or a taken
- * name: the unique violation is thrown as it is) rolls the row back untouched.
+ * name: the unique violation is thrown as it is) rolls the row back untouched. `moveFile` is
+ * given the transaction, for what must commit with the rename (its audit entry).
  */
 export async function renameLocked(
   db: DataSource,
   rename: { id: string; name: string; by: string; now: number },
-  moveFile: (current: NotebookFileName) => Promise<void>,
+  moveFile: (current: NotebookFileName, tx: EntityManager) => Promise<void>,
 ): Promise<"renamed" | "unchanged" | "missing"> {
   return db.transaction(async (tx) => {
     const [current] = (await tx.query(`SELECT notebook_name, owner FROM notebooks WHERE notebook_id = $1 FOR UPDATE`, [
@@ -234,7 +235,7 @@ export async function renameLocked(
       rename.now,
       rename.by,
     ]);
-    await moveFile(current);
+    await moveFile(current, tx);
     return "renamed";
   });
 }

@@ -1,15 +1,24 @@
 /** Running notebooks now or on a schedule. */
 import type { Context } from "moleculer";
+import { auditedWrite, diff } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
-import { idList, text, unique, type NotebooksActions } from "./context";
+import { idList, notebookChange, text, unique, type NotebooksActions } from "./context";
 import { DETAIL, MSG } from "./messages";
 import { NBK_IDS_FIELD } from "./openapi";
 import * as repo from "./repo";
+import type { NotebookRow } from "./repo";
 import { queueRuns } from "./runs.repo";
-import { DAYS, DEFAULT_TIME, parsePeriod, parseTime, parseUntil } from "./schedule";
+import { DAYS, DEFAULT_TIME, parsePeriod, parseTime, parseUntil, type Schedule } from "./schedule";
 
 const requestFailed = (field: string) => MSG.requestError(MSG.invalidInput(field));
+
+/** A schedule's change as the audit trail shows it (null: not scheduled). */
+const scheduleChanges = (row: NotebookRow, next: Schedule | null) =>
+  diff(
+    { period: row.schedule_period, time: row.schedule_time, until: row.schedule_until },
+    { period: next?.period ?? null, time: next?.time ?? null, until: next?.until ?? null },
+  );
 
 export const runActions: NotebooksActions = {
   /**
@@ -50,8 +59,9 @@ export const runActions: NotebooksActions = {
       const module = ctx.params.module?.trim();
       if (!module) throw new DomainError(400, MSG.insufficientInputs, "module");
       if (!(await this.jupyterPython())) throw new DomainError(500, MSG.executionError(MSG.runtimeMissing));
-      await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(400, MSG.executionError(DETAIL.notFound(id))));
-      await queueRuns(this.db, ids, module, ctx.meta.user.username, Date.now());
+      const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(400, MSG.executionError(DETAIL.notFound(id))));
+      const changes = rows.map((r) => notebookChange("run", r, { module: [null, module] }));
+      await auditedWrite(this.db, this.streams, ctx, changes, (q) => queueRuns(q, ids, module, ctx.meta.user.username, Date.now()));
       this.queue.pump();
       return {};
     },
@@ -98,12 +108,15 @@ export const runActions: NotebooksActions = {
       const period = parsePeriod(ctx.params.period);
       if (period === undefined) throw fail(DETAIL.badPeriod, "period");
       const ids = unique(ctx.params.nbk_ids);
-      await this.visibleOrFail(ctx.meta.user, ids, (id) => fail(DETAIL.notFound(id)));
+      const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => fail(DETAIL.notFound(id)));
       const now = Date.now();
       const by = ctx.meta.user.username;
       // An `until` already past leaves nothing to run: the notebooks are Not Scheduled.
-      if (untilAt < now) await repo.clearSchedule(this.db, ids, by, now);
-      else await repo.setSchedule(this.db, ids, { period, time: time.trim(), until: ctx.params.until.trim() }, untilAt, by, now);
+      const next: Schedule | null = untilAt < now ? null : { period, time: time.trim(), until: ctx.params.until.trim() };
+      const changes = rows.map((r) => notebookChange("schedule", r, scheduleChanges(r, next)));
+      await auditedWrite(this.db, this.streams, ctx, changes, (q) =>
+        next ? repo.setSchedule(q, ids, next, untilAt, by, now) : repo.clearSchedule(q, ids, by, now),
+      );
       return MSG.success;
     },
   },
@@ -126,8 +139,9 @@ export const runActions: NotebooksActions = {
     },
     async handler(ctx: Context<{ nbk_ids: string[] }, RequestMeta>) {
       const ids = unique(ctx.params.nbk_ids);
-      await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(500, MSG.requestError(DETAIL.notFound(id))));
-      await repo.clearSchedule(this.db, ids, ctx.meta.user.username, Date.now());
+      const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(500, MSG.requestError(DETAIL.notFound(id))));
+      const changes = rows.map((r) => notebookChange("unschedule", r, scheduleChanges(r, null)));
+      await auditedWrite(this.db, this.streams, ctx, changes, (q) => repo.clearSchedule(q, ids, ctx.meta.user.username, Date.now()));
       return MSG.success;
     },
   },

@@ -5,6 +5,7 @@
  */
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
+import type { AuditStreams } from "../../lib/audit";
 import type { LocalCache } from "../../lib/cache";
 import type { RequestMeta } from "../../lib/contract";
 import type { StreamClient } from "../../mixins/stream.mixin";
@@ -19,7 +20,8 @@ export interface KeyedPipeline {
 
 export interface PipelinesEnv {
   db: DataSource;
-  streams: StreamClient<PipelineStreams>;
+  /** The readings and waveforms streams, and the audit entries of the pipelines' changes. */
+  streams: StreamClient<PipelineStreams & AuditStreams>;
   partitions: Partitions;
   /** sha256(ingest key) in hex → its pipeline. */
   keys: LocalCache<KeyedPipeline | null>;
@@ -35,7 +37,7 @@ export type Ctx<P = unknown> = Context<P, RequestMeta>;
 /** What the service keeps (the mixins bring `db` and `streams`). */
 export interface PipelinesLocals {
   db: DataSource;
-  streams: StreamClient<PipelineStreams>;
+  streams: StreamClient<PipelineStreams & AuditStreams>;
   env: PipelinesEnv;
 }
 

@@ -4,6 +4,7 @@
  * which monitors a pipeline feeds. Lists, counts and actions over many are in fleet.ts.
  */
 import { inScope, requireWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
+import { auditedWrite, diff, stageAudit, type AuditChange } from "../../lib/audit";
 import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
 import { badRequest, DomainError, notFound } from "../../lib/errors";
@@ -182,8 +183,47 @@ function checkBody(kind: PipelineKind, body: Required<Pick<PipelineInput, "data_
   if (problem) throw badRequest(problem.message, problem.field);
 }
 
-/** Writes the pipeline and its registrations in one transaction; the spec's messages for a taken MAC or monitor. */
-async function save(env: PipelinesEnv, write: repo.PipelineWrite, slaves: Map<string, string | null>, create: Buffer | null): Promise<void> {
+/** What the audit trail records of a pipeline: its body (settings' passwords as "***", lib/audit.ts), not its runtime state. */
+const audited = (p: repo.PipelineWrite) => ({
+  kind: p.kind,
+  pipeline_name: p.pipeline_name,
+  site_id: p.site_id,
+  plant_id: p.plant_id,
+  function_id: p.function_id,
+  data_type: p.data_type,
+  data_source: p.data_source,
+  data_source_subtype: p.data_source_subtype,
+  settings: p.settings,
+  tags: p.tags,
+  registration: p.registration,
+  function_enabled_in_registration: p.function_enabled_in_registration,
+  gateway_firmware: p.gateway_firmware,
+  firmware_update: p.firmware_update,
+  data_directory: p.data_directory,
+  mac_address: p.mac_address,
+});
+
+export const pipelineChange = (action: AuditChange["action"], p: Pick<repo.PipelineWrite, "pipeline_id" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "pipeline",
+  entity_id: p.pipeline_id,
+  site_id: p.site_id,
+  plant_id: p.plant_id,
+  changes,
+});
+
+/**
+ * Writes the pipeline and its registrations, and its audit entry, in one transaction; the spec's
+ * messages for a taken MAC or monitor. `before`: the pipeline as it was (null: a create).
+ */
+async function save(
+  env: PipelinesEnv,
+  ctx: Ctx,
+  write: repo.PipelineWrite,
+  slaves: Map<string, string | null>,
+  create: Buffer | null,
+  before: repo.PipelineWrite | null,
+): Promise<void> {
   if (write.kind === "edge") {
     const other = await repo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
     if (other) throw badRequest(MSG.macInUse(other));
@@ -193,6 +233,7 @@ async function save(env: PipelinesEnv, write: repo.PipelineWrite, slaves: Map<st
       if (create) await repo.insertPipeline(tx, write, create, Date.now());
       else await repo.updatePipeline(tx, write);
       if (!(await repo.replaceRegistrations(tx, write.pipeline_id, slaves))) throw badRequest(MSG.monitorInAnotherGateway);
+      await stageAudit(env.streams, tx, ctx, pipelineChange(create ? "create" : "update", write, diff(before && audited(before), audited(write))));
     });
   } catch (err) {
     if (repo.isMacTaken(err)) {
@@ -233,7 +274,7 @@ export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     };
     const slaves = registrationsOf(p.tags, registration);
     const ingest_key = newIngestKey();
-    await save(env, write, slaves, hashIngestKey(ingest_key));
+    await save(env, ctx, write, slaves, hashIngestKey(ingest_key), null);
     announce(ctx, write, [], slaves);
     return { id: write.pipeline_id, ingest_key };
   });
@@ -277,7 +318,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     };
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
     const slaves = registrationsOf(p.tags, registration);
-    await save(env, write, slaves, null);
+    await save(env, ctx, write, slaves, null, current);
     await changed(ctx, current.pipeline_id);
     announce(ctx, write, before, slaves);
     return texts.updated;
@@ -291,7 +332,7 @@ export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: 
   const current = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
   return guarded(env, texts.deleteFault, async () => {
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
-    await repo.deletePipeline(env.db, current.pipeline_id);
+    await auditedWrite(env.db, env.streams, ctx, pipelineChange("delete", current, diff(audited(current), null)), (q) => repo.deletePipeline(q, current.pipeline_id));
     await changed(ctx, current.pipeline_id);
     announce(ctx, { ...current, settings: current.settings }, before, new Map());
     return texts.deleted;

@@ -3,6 +3,7 @@
  * within the caller's scope, and the start and stop actions queued for their gateways.
  */
 import { requireWrite, scopeOf } from "../../lib/access";
+import { stageAudit } from "../../lib/audit";
 import { config } from "../../lib/config";
 import { SharedCache } from "../../lib/cache";
 import { badRequest } from "../../lib/errors";
@@ -10,7 +11,7 @@ import { isId, newId } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
 import { resolveFunction, resolvePlant } from "../config/contract";
 import type { Ctx, PipelinesEnv } from "./context";
-import { guarded, scopeIds, visiblePipeline } from "./crud";
+import { guarded, pipelineChange, scopeIds, visiblePipeline } from "./crud";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import { listItemView, statusesFor, statusWhileQueued, type ActionName, type PipelineRow } from "./rules";
@@ -75,13 +76,23 @@ export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: s
   if (raw === undefined) throw badRequest(MSG.insufficientInputs);
   const ids = [...new Set(Array.isArray(raw) ? raw : [raw])];
   if (ids.length === 0) throw badRequest(MSG.insufficientInputs);
-  for (const id of ids) await visiblePipeline(env, ctx.meta.user, undefined, id, MSG.invalidGatewayId);
+  const pipelines = new Map<string, PipelineRow>();
+  for (const id of ids) {
+    const row = await visiblePipeline(env, ctx.meta.user, undefined, id, MSG.invalidGatewayId);
+    pipelines.set(row.pipeline_id.toLowerCase(), row);
+  }
   return guarded(env, { status: 500, message: MSG.somethingWentWrong }, async () => {
     const now = Date.now();
     // Sorted: pipelines are locked in this order, so two requests naming the same ones cannot deadlock.
     const keys = [...new Set(ids.map((id) => id.toLowerCase()))].sort();
+    const status = statusWhileQueued(ctx.params.action);
     await env.db.transaction(async (tx) => {
-      for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, statusWhileQueued(ctx.params.action), now);
+      for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, status, now);
+      const changed = keys.flatMap((id) => {
+        const p = pipelines.get(id);
+        return p ? [pipelineChange(ctx.params.action, p, { status: [p.status, status] })] : [];
+      });
+      await stageAudit(env.streams, tx, ctx, changed);
     });
     // The status changed: `resolve`'s cached answers (alerting's no_data asks it) are stale.
     await new SharedCache(ctx.broker).clean("pipelines.resolve:**");

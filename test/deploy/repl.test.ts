@@ -10,7 +10,7 @@ import type { ServiceBroker } from "moleculer";
 import { readConfig } from "../../lib/config";
 import { COMMANDS, createReplBroker, runCommand } from "../../repl";
 import type { ReplContext } from "../../repl/types";
-import { eventually } from "../e2e/pipelines-fixtures";
+import { eventually, ingest } from "../e2e/pipelines-fixtures";
 import { ADMIN, startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
 
@@ -19,6 +19,9 @@ let t: TestNode;
 let repl: ServiceBroker;
 let ctx: ReplContext;
 let smtp: TestSmtp;
+/** The demo's process monitor, and the range its pressure history was sent for (typed into the REPL below too). */
+let processMonitor = "";
+let historyRange = { from: "", to: "" };
 /** While true, the SMTP server refuses every message with a permanent 550. */
 let bouncing = false;
 
@@ -54,6 +57,8 @@ describe("REPL commands", () => {
   });
 
   let pipelineId = "";
+  let ingestKey = "";
+  let pressureTag = "";
   it("seed-demo creates a whole demo installation and prints how to feed it", async () => {
     const out = await run("seed-demo", {}, { name: "Repl Demo", url: t.baseUrl });
     for (const step of ["site", "plant", "function:pumping", "function:utilities", "asset:pump", "asset:switchboard", "monitor:condition", "monitor:process", "monitor:energy", "pipeline"]) {
@@ -64,6 +69,8 @@ describe("REPL commands", () => {
     siteId = /^\+ site: (\S+)$/m.exec(out)![1]!;
     plantId = /^\+ plant: (\S+)$/m.exec(out)![1]!;
     pipelineId = /^\+ pipeline: (\S+)$/m.exec(out)![1]!;
+    ingestKey = / --key (pk_\S+)$/m.exec(out)![1]!;
+    [, processMonitor, pressureTag] = /^ {2}pressure +([0-9a-f-]{36}):(\S+)$/m.exec(out)!;
     // Its watcher emails a real user (the bootstrap admin), not the REPL's own name, which no user has.
     const watcherId = /^\+ watcher: Successfully created watcher with ID (\S+)\.$/m.exec(out)![1]!;
     const watcher = await t.http<{ triggers: { notifyTo: { users: string[] } }[] }>("GET", `/_alerting/watchers/${watcherId}`);
@@ -97,6 +104,46 @@ describe("REPL commands", () => {
 
   it("retention-now runs the retention job", async () => {
     expect(await run("retention-now")).toMatch(/^retention done: \d+ readings deleted$/);
+  });
+
+  it("history prints a tag's readings, then buckets with mean, min and max, as a table", async () => {
+    // Thirty readings of the discharge pressure a minute apart, 50 to 79, two hours ago (no watcher reads pressure).
+    const t0 = Math.floor((Date.now() - 2 * 3600_000) / 600_000) * 600_000;
+    const readings = Array.from({ length: 30 }, (_, i) => ({ monitor_id: processMonitor, tag_id: pressureTag, ts: t0 + i * 60_000, value: 50 + i }));
+    const sent = await ingest<{ accepted: number }>(t, "POST", `/_ingest/pipelines/${pipelineId}/readings`, ingestKey, { readings });
+    expect(sent.body.accepted).toBe(30);
+    const from = new Date(t0).toISOString();
+    const to = new Date(t0 + 29 * 60_000).toISOString();
+    historyRange = { from, to };
+
+    const raw = (await run("history", { monitorId: processMonitor, tag: "pressure", from, to })).split("\n");
+    expect(raw[0]).toBe(`pressure [bar] of ${processMonitor}: 30 point(s), raw readings`);
+    expect(raw[1]).toMatch(/^timestamp\s+value\s+min\s+max\s+count$/);
+    expect(raw[2]).toMatch(/^-{24}( +-+){4}$/);
+    expect(raw[3]).toMatch(new RegExp(`^${from}\\s+50\\s+50\\s+50\\s+1$`));
+    expect(raw.slice(3)).toHaveLength(30);
+
+    // Three points: buckets of 10 min from the minute rollups, once the stream has folded the batch in.
+    const bucketed = await eventually(
+      () => run("history", { monitorId: processMonitor, tag: "pressure", from, to }, { points: "3" }),
+      (out) => /54\.5\s+50\s+59\s+10\n.*64\.5\s+60\s+69\s+10\n.*74\.5\s+70\s+79\s+10$/.test(out),
+      100,
+      200,
+    );
+    expect(bucketed.split("\n")[0]).toBe(`pressure [bar] of ${processMonitor}: 3 point(s), buckets of 10 min`);
+    expect(bucketed).toMatch(new RegExp(`^${from}\\s+54\\.5\\s+50\\s+59\\s+10$`, "m"));
+    expect(bucketed).toMatch(new RegExp(`^${new Date(t0 + 20 * 60_000).toISOString()}\\s+74\\.5\\s+70\\s+79\\s+10$`, "m"));
+
+    // A range without readings, and the service's own messages.
+    const before = new Date(t0 - 3600_000).toISOString();
+    expect(await run("history", { monitorId: processMonitor, tag: "pressure", from: before, to: new Date(t0 - 60_000).toISOString() })).toBe(
+      `pressure [bar] of ${processMonitor}: 0 point(s), raw readings\nno readings in the range`,
+    );
+    expect(await run("history", { monitorId: processMonitor, tag: "flow", from, to })).toBe("error: 400 Invalid tag");
+    expect(await run("history", { monitorId: processMonitor, tag: "pressure", from: "yesterday", to })).toBe("error: 400 Invalid date format");
+    expect(await run("history", { monitorId: "00000000-0000-4000-8000-000000000001", tag: "pressure", from, to })).toBe("error: 400 Invalid Monitor Id");
+    expect(await run("history", { monitorId: "p-101", tag: "pressure", from, to })).toMatch(/^error: monitorId must be an id \(a UUID\), got "p-101"\nusage: history <monitorId> <tag> <from> <to>\n {2}--points <n>/);
+    expect(await run("history", { monitorId: processMonitor, tag: "pressure", from, to }, { points: "0" })).toMatch(/^error: --points must be an integer from 1 to 10000\n/);
   });
 
   it("sites lists the sites as a table", async () => {
@@ -146,6 +193,27 @@ describe("REPL commands", () => {
     const fresh = await t.http("GET", "/_config/server-time", { auth: { username: "operator@example.com", password: "BrandNew123x" } });
     expect(fresh.status).toBe(200);
     expect(await run("user-password", { username: "nobody@example.com" })).toBe("error: 404 User not found!");
+  });
+
+  it("token-issue prints a token once, which signs in as the user; token-revoke refuses it at once", async () => {
+    const out = await run("token-issue", { username: "operator@example.com", name: "historian", scope: "read", days: "30" });
+    expect(out).toMatch(/^token_id: [0-9a-f-]{36}\ntoken: ims_[A-Za-z0-9_-]{43} {2}\(shown once; send it as Authorization: Bearer <token>\)$/);
+    const tokenId = /^token_id: (\S+)$/m.exec(out)![1]!;
+    const token = /^token: (\S+)/m.exec(out)![1]!;
+    const as = { auth: null, headers: { authorization: `Bearer ${token}` } };
+    expect((await t.http("GET", `/_config/plants/${plantId}`, as)).status).toBe(200);
+    expect((await t.http("DELETE", `/_config/plants/${plantId}`, as)).status).toBe(403);
+    expect(await run("token-revoke", { username: "operator@example.com", tokenId })).toBe("Token revoked");
+    expect((await t.http("GET", `/_config/plants/${plantId}`, as)).status).toBe(401);
+    expect(await run("token-revoke", { username: "operator@example.com", tokenId })).toBe("error: 400 Invalid input: token_id");
+  });
+
+  it("token-issue and token-revoke check their arguments before calling anything", async () => {
+    const issue = (args: Record<string, unknown>) => run("token-issue", { username: "operator@example.com", name: "n", scope: "read", days: "1", ...args });
+    expect(await issue({ scope: "admin" })).toMatch(/^error: scope must be one of read, write\nusage: token-issue <username> <name> <scope> <days>/);
+    for (const days of ["0", "366", "1.5", "x"]) expect(await issue({ days })).toMatch(/^error: days must be a whole number from 1 to 365, got /);
+    expect(await issue({ username: "nobody@example.com" })).toBe("error: 404 User not found!");
+    expect(await run("token-revoke", { username: "operator@example.com", tokenId: "x1" })).toMatch(/^error: tokenId must be an id \(a UUID\)/);
   });
 
   it("notifications shows a failed notification, and notifications-retry sends it once the SMTP server takes it", async () => {
@@ -213,6 +281,10 @@ describe("npm run repl", () => {
       await waitFor(/Repl Demo\s+Demo Town/);
       child.stdin.write("help\n");
       await waitFor(/seed-demo/);
+      expect(out).toMatch(/history \[options\] <monitorId> <tag> <from> <to>\s+A tag's history as a table/);
+      // Its arguments and option as typed (the pipelines service is gone by now: the option is checked first).
+      child.stdin.write(`history ${processMonitor} pressure ${historyRange.from} ${historyRange.to} --points 0\n`);
+      await waitFor(/error: --points must be an integer from 1 to 10000\nusage: history <monitorId> <tag> <from> <to>/);
       expect(out).toContain("Reset a user's password");
       child.stdin.write("user-create someone@example.com nobody-type --mobile 1 --country +1\n");
       await waitFor(/error: userType must be one of/);

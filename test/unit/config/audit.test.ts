@@ -1,0 +1,131 @@
+/** The audit log's chain (services/config/audit.ts): canonical JSON, the hash of each row, the walk of `_verify`, who reads what. */
+import { auditEntry } from "../../../lib/audit";
+import type { Principal } from "../../../lib/access";
+import {
+  auditScope,
+  canonicalJson,
+  chainHash,
+  GENESIS,
+  normalizeEntry,
+  requireVerifier,
+  startWalk,
+  walkRow,
+  type AuditRow,
+  type ChainedEntry,
+} from "../../../services/config/audit";
+
+const user = (user_type: Principal["user_type"], site_id: string | null = null): Principal => ({ username: "u", user_type, site_id, plant_id: null, modules: [] });
+
+/** Rows as appendEntries writes them. */
+function chain(n: number): AuditRow[] {
+  let prev = GENESIS;
+  const rows: AuditRow[] = [];
+  for (let i = 1; i <= n; i++) {
+    const e: ChainedEntry = {
+      ...auditEntry({ requestID: `r${i}`, meta: {} }, { action: "update", entity_type: "asset", entity_id: `a${i}`, changes: { asset_name: [`old ${i}`, `new ${i}`] } }, 1_767_000_000_000 + i),
+      id: i,
+    };
+    const hash = chainHash(prev, e);
+    rows.push({
+      id: String(i),
+      entry_id: e.entry_id,
+      at: String(e.at),
+      actor: e.actor,
+      user_type: e.user_type,
+      action: e.action,
+      entity_type: e.entity_type,
+      entity_id: e.entity_id,
+      site_id: e.site_id,
+      plant_id: e.plant_id,
+      request_id: e.request_id,
+      client: e.client,
+      changes: canonicalJson(e.changes),
+      prev_hash: prev,
+      hash,
+    });
+    prev = hash;
+  }
+  return rows;
+}
+
+const verify = (rows: AuditRow[]) => rows.reduce(walkRow, startWalk());
+
+describe("canonicalJson", () => {
+  it("writes one text for one value: keys sorted at every depth, no spaces", () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: null, y: "x" }], c: true } })).toBe('{"a":{"c":true,"d":[1,{"y":"x","z":null}]},"b":1}');
+    expect(canonicalJson({ a: undefined, b: Number.NaN })).toBe('{"b":null}');
+  });
+});
+
+describe("the walk of _verify", () => {
+  it("passes an untouched chain and counts its entries", () => {
+    expect(verify(chain(5))).toMatchObject({ entries: 5, firstBadId: null });
+  });
+
+  it("finds a row whose content was changed, whichever column", () => {
+    for (const [column, value] of [
+      ["changes", '{"asset_name":["old 3","forged"]}'],
+      ["actor", "someone.else"],
+      ["at", "1767000009999"],
+      ["entity_id", "a99"],
+    ] as const) {
+      const rows = chain(5);
+      rows[2] = { ...rows[2]!, [column]: value };
+      expect({ column, ...verify(rows) }).toMatchObject({ column, entries: 5, firstBadId: 3 });
+    }
+  });
+
+  it("finds a row removed (the next one names a hash that is not its predecessor's) and a row whose hash was recomputed", () => {
+    const rows = chain(5);
+    expect(verify([...rows.slice(0, 2), ...rows.slice(3)]).firstBadId).toBe(4);
+    const forged = chain(5);
+    const changed = { ...forged[1]!, changes: '{"asset_name":["x","y"]}' };
+    // Rehashing the changed row is not enough: the next row still names the old hash.
+    forged[1] = { ...changed, hash: chainHash(changed.prev_hash, rowEntry(changed)) };
+    expect(verify(forged).firstBadId).toBe(3);
+  });
+
+  it("takes text that is not JSON in `changes` as a change", () => {
+    const rows = chain(2);
+    rows[0] = { ...rows[0]!, changes: "not json" };
+    expect(verify(rows).firstBadId).toBe(1);
+  });
+});
+
+function rowEntry(r: AuditRow): ChainedEntry {
+  return {
+    id: Number(r.id),
+    entry_id: r.entry_id,
+    at: Number(r.at),
+    actor: r.actor,
+    user_type: null,
+    action: "update",
+    entity_type: "asset",
+    entity_id: r.entity_id,
+    site_id: r.site_id,
+    plant_id: r.plant_id,
+    request_id: r.request_id,
+    client: r.client,
+    changes: JSON.parse(r.changes),
+  };
+}
+
+describe("normalizeEntry", () => {
+  it("stores whatever a producer sent: ids in lower case, secrets redacted again, a missing entry id from the message", () => {
+    const e = normalizeEntry({ at: 5, actor: "a\u0000b", user_type: "wizard", action: "update", entity_type: "asset", entity_id: "ABC", changes: { password: ["p", "q"] } }, "msg-1");
+    expect(e).toMatchObject({ entry_id: "msg-1", at: 5, actor: "a\uFFFDb", user_type: null, entity_id: "abc", changes: { password: ["***", "***"] } });
+    expect(normalizeEntry(null, "m2")).toMatchObject({ entry_id: "m2", action: "update", entity_type: "unknown", changes: {} });
+  });
+});
+
+describe("who reads the trail", () => {
+  it("a SaaS admin every entry, a site admin its site's, anyone else is refused with 403", () => {
+    expect(auditScope(user("saas-admin"))).toEqual({ site_id: null });
+    expect(auditScope(user("site-admin", "S1"))).toEqual({ site_id: "s1" });
+    for (const t of ["support-analyst", "plant-admin", "general-user"] as const) {
+      expect(() => auditScope(user(t, "s1"))).toThrow("Unauthorized operation");
+    }
+    expect(() => requireVerifier(user("site-admin", "s1"))).toThrow("Unauthorized operation");
+    expect(() => requireVerifier(user("saas-admin"))).not.toThrow();
+  });
+});
