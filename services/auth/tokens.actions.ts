@@ -3,6 +3,8 @@
  * may update), and `tokens.authenticate`, the gateway's question for `Authorization: Bearer`.
  * The rules are in tokens.ts; every query is in repo.ts.
  */
+import { auditedWrite, type AuditChange } from "../../lib/audit";
+import { userPlace } from "./users.actions";
 import type { Context } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Principal } from "../../lib/access";
@@ -94,15 +96,18 @@ export const tokensActions: AuthActions = {
       const token = generateToken();
       const created_at = Date.now();
       const token_id = newId();
-      const inserted = await repo.insertToken(this.db, {
-        token_id,
-        username: target.username,
-        name: ctx.params.name,
-        scope: ctx.params.scope,
-        token_hash: tokenHash(token),
-        created_at,
-        expires_at: expiresAt(created_at, ctx.params.expires_in_days),
-      });
+      const expires_at = expiresAt(created_at, ctx.params.expires_in_days);
+      // The entry names the token, never its secret or hash.
+      const issued: AuditChange = {
+        action: "token_issue",
+        entity_type: "token",
+        entity_id: token_id,
+        ...userPlace(target),
+        changes: { username: [null, target.username], name: [null, ctx.params.name], scope: [null, ctx.params.scope], expires_at: [null, new Date(expires_at).toISOString()] },
+      };
+      const inserted = await auditedWrite(this.db, this.streams, ctx, (ok: boolean) => (ok ? issued : null), (db) =>
+        repo.insertToken(db, { token_id, username: target.username, name: ctx.params.name, scope: ctx.params.scope, token_hash: tokenHash(token), created_at, expires_at }),
+      );
       if (!inserted) throw notFound(MSG.userNotFound);
       return { token_id, token };
     },
@@ -140,7 +145,9 @@ export const tokensActions: AuthActions = {
       const target = await ownerOfTokens(this.db, ctx.meta.user, ctx.params.username);
       const token_id = ctx.params.token_id.toLowerCase();
       // An id of another user's token answers as an unknown one.
-      const revoked = isId(token_id) && (await repo.deleteToken(this.db, target.username, token_id));
+      const revokedEntry: AuditChange = { action: "token_revoke", entity_type: "token", entity_id: token_id, ...userPlace(target), changes: { username: [target.username, null] } };
+      const revoked =
+        isId(token_id) && (await auditedWrite(this.db, this.streams, ctx, (ok: boolean) => (ok ? revokedEntry : null), (db) => repo.deleteToken(db, target.username, token_id)));
       if (!revoked) throw badRequest(MSG.invalidInput("token_id"), "token_id");
       // Before answering: the caller's next request finds no gateway replica still trusting the token.
       await authEvents.broadcast(this.broker, "auth.credentials.changed", { username: target.username, token_id });

@@ -81,13 +81,17 @@ const audited = (u: Pick<UserRow, "user_type" | "site_id" | "plant_id" | "mobile
   password_hash: u.password_hash,
 });
 
+/** Where a user's audit entries belong: its site, and its plant (a site admin's `*`, every plant, is none in particular). */
+export const userPlace = (u: Pick<UserRow, "site_id" | "plant_id">): Pick<AuditChange, "site_id" | "plant_id"> => ({
+  site_id: u.site_id,
+  plant_id: u.plant_id === "*" ? null : u.plant_id,
+});
+
 const userChange = (action: AuditChange["action"], u: Pick<UserRow, "username" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
   action,
   entity_type: "user",
   entity_id: u.username,
-  site_id: u.site_id,
-  // A site admin's plant is "every plant" (`*`): none in particular.
-  plant_id: u.plant_id === "*" ? null : u.plant_id,
+  ...userPlace(u),
   changes,
 });
 

@@ -320,6 +320,21 @@ describe("entries for each kind of change", () => {
     expect(entries[3]!.changes).toEqual({ notebook_name: ["Untitled.ipynb", "Bearing vibration.ipynb"] });
     expect(entries[2]!.changes).toEqual({ period: [null, "Monday"], time: [null, "06:30"], until: [null, "2099-06-30 18:00"] });
   });
+
+  it("records API tokens issued and revoked, naming the token but never its secret", async () => {
+    const issued = ok<{ token_id: string; token: string }>(
+      await t.http("POST", `/_config/users/${encodeURIComponent(siteAdmin.username)}/tokens`, { body: { name: "historian", scope: "read", expires_in_days: 30 } }),
+      "token",
+    );
+    secretsSeen.push(issued.token);
+    ok(await t.http("DELETE", `/_config/users/${encodeURIComponent(siteAdmin.username)}/tokens/${issued.token_id}`), "revoke");
+    const entries = await entriesOf(issued.token_id, 2);
+    expect(entries.map((e) => [e.action, e.entity_type, e.actor, e.site_id])).toEqual([
+      ["token_revoke", "token", ADMIN.username, place.site_id],
+      ["token_issue", "token", ADMIN.username, place.site_id],
+    ]);
+    expect(entries[1]!.changes).toMatchObject({ username: [null, siteAdmin.username], name: [null, "historian"], scope: [null, "read"] });
+  });
 });
 
 describe("secrets", () => {
