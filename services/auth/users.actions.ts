@@ -248,6 +248,8 @@ export const usersActions: AuthActions = {
       if (caller.user_type === "support-analyst") throw new DomainError(403, MSG.supportAnalystCantUpdate);
       // Contract: a general-user writes alert notes and notebooks only, its own record included.
       if (caller.user_type === "general-user") throw new DomainError(403, MSG.updateForbidden);
+      // A token is an integration's, not a person's: it may not set a password, and so outlive its own revocation.
+      if (ctx.meta.token && p.password != null) throw new DomainError(403, MSG.unauthorizedOperation);
       const existing = await repo.findUser(this.db, (p.user ?? p.username).toLowerCase());
       if (!existing || !userVisibleTo(caller, existing)) throw notFound(MSG.updateUserNotFound);
       // Type refusals come before places, so an escalation is refused as such and not as a bad place.

@@ -295,6 +295,16 @@ describe("a token signs in as its user", () => {
 });
 
 describe("who manages whose tokens", () => {
+  it("a write token cannot set a password (its user's sign-in would outlive the token's revocation)", async () => {
+    const user = { username: u.siteAdminA, password: PASSWORD };
+    const { token } = await issued(user.username, "write", user);
+    const body = { username: user.username, user_type: "site-admin", site_id: site.A, mobile_number: "5550100", country_code: "+1", password: "Another#Pass2026" };
+    const res = await t.http("PUT", `/_config/users/${encodeURIComponent(user.username)}`, { ...bearer(token), body });
+    expect(res).toMatchObject({ status: 403, body: err(403, "Unauthorized operation") });
+    // The password is the one it was: it still signs in.
+    expect((await t.http("GET", "/_config/sites/_list", { auth: user })).status).toBe(200);
+  });
+
   it("a token cannot issue tokens (it could outlive its own expiry), but lists and revokes them", async () => {
     const write = await issued(ADMIN.username, "write");
     expect(await issue(ADMIN.username, { name: "anon", scope: "write", expires_in_days: 1 }, null)).toMatchObject({ status: 401, body: err(401, "Invalid credentials") });
