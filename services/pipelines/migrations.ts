@@ -96,30 +96,20 @@ export const migrations = [
   // A tag's history at any zoom (history.ts): per tag, minute and hour, the readings' count, sum
   // and extremes. The readings stored before this migration are folded here, in one pass.
   sqlMigration("PipelinesHistoryRollups1766000000800", [
-    `CREATE TABLE reading_minutes (
-       monitor_id  uuid    NOT NULL,
-       tag_id      text    NOT NULL,
-       start       bigint  NOT NULL,
-       site_id     uuid    NOT NULL,
-       n           integer NOT NULL,
-       sum         double precision NOT NULL,
-       min         double precision NOT NULL,
-       max         double precision NOT NULL,
-       PRIMARY KEY (monitor_id, tag_id, start)
-     )`,
-    `CREATE INDEX reading_minutes_site ON reading_minutes (site_id, start)`,
-    `CREATE TABLE reading_hours (
-       monitor_id  uuid    NOT NULL,
-       tag_id      text    NOT NULL,
-       start       bigint  NOT NULL,
-       site_id     uuid    NOT NULL,
-       n           integer NOT NULL,
-       sum         double precision NOT NULL,
-       min         double precision NOT NULL,
-       max         double precision NOT NULL,
-       PRIMARY KEY (monitor_id, tag_id, start)
-     )`,
-    `CREATE INDEX reading_hours_site ON reading_hours (site_id, start)`,
+    ...["reading_minutes", "reading_hours"].flatMap((table) => [
+      `CREATE TABLE ${table} (
+         monitor_id  uuid    NOT NULL,
+         tag_id      text    NOT NULL,
+         start       bigint  NOT NULL,
+         site_id     uuid    NOT NULL,
+         n           integer NOT NULL,
+         sum         double precision NOT NULL,
+         min         double precision NOT NULL,
+         max         double precision NOT NULL,
+         PRIMARY KEY (monitor_id, tag_id, start)
+       )`,
+      `CREATE INDEX ${table}_site ON ${table} (site_id, start)`,
+    ]),
     `CREATE TABLE rolled_batches (
        batch_id   uuid   PRIMARY KEY,
        rolled_at  bigint NOT NULL

@@ -6,6 +6,7 @@
  * output); a site admin reads its site only, others 403; filters and paging; a row changed by
  * hand in SQL found by `_verify`.
  */
+import type { AuditView } from "../../services/config/audit";
 import { format } from "node:util";
 import { Client } from "pg";
 import { auditEntry } from "../../lib/audit";
@@ -16,20 +17,7 @@ import { ADMIN, startTestNode, type TestNode } from "../helpers/node";
 import { otpIn, startSmtp, type TestSmtp } from "../helpers/smtp";
 import { idFrom, makePlace, makeUser, TAGS, watcherBody, type Place } from "./alerting-fixtures";
 
-interface Entry {
-  id: number;
-  at: string;
-  actor: string | null;
-  user_type: string | null;
-  action: string;
-  entity_type: string;
-  entity_id: string | null;
-  site_id: string | null;
-  plant_id: string | null;
-  request_id: string | null;
-  client: string | null;
-  changes: Record<string, [unknown, unknown]>;
-}
+type Entry = AuditView;
 type Who = { username: string; password: string };
 
 /** Every password, OTP and key this test sends: none may appear in the audit table or in the log. */

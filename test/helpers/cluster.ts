@@ -249,3 +249,27 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
   return cluster;
 }
+
+/**
+ * Another api replica of the cluster, on a port of its own (the cluster's api processes share
+ * one): started, and answering `probe` as admin, before it is handed back.
+ */
+export async function startApiReplica(cluster: Cluster, probe: string, env: Record<string, string> = {}): Promise<{ process: ServiceProcess; http: HttpClient }> {
+  const port = await freePort();
+  const replica = new ServiceProcess("api#2", {
+    TRANSPORTER: NATS_URL,
+    REDIS_URL,
+    NAMESPACE: cluster.namespace,
+    DATA_DIR: cluster.dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+    NODE_ENV: "test",
+    SERVICES: "api",
+    NODE_ID: `${cluster.namespace}-api-2`,
+    PORT: String(port),
+    ...env,
+  });
+  replica.start();
+  const http = httpClient(`http://127.0.0.1:${port}`);
+  await pollUntil(async () => (await http("GET", probe)).status === 200, 60_000, "the second api replica", [replica]);
+  return { process: replica, http };
+}

@@ -7,8 +7,8 @@
  * through one replica is known, ended and dropped on a password change through the other.
  * No proxy is trusted here: X-Forwarded-For, which these requests forge, must not move the count.
  */
-import { ADMIN, httpClient, type HttpClient } from "../helpers/node";
-import { NATS_URL, REDIS_URL, ServiceProcess, freePort, pollUntil, startCluster, type Cluster } from "../helpers/cluster";
+import { ADMIN, type HttpClient } from "../helpers/node";
+import { ServiceProcess, pollUntil, startApiReplica, startCluster, type Cluster } from "../helpers/cluster";
 
 const WINDOW_S = 12;
 const PASSWORD = "GoodPass123";
@@ -22,23 +22,8 @@ let two: HttpClient;
 
 beforeAll(async () => {
   cluster = await startCluster({ processes: [["api"], ["auth"], ["config"]], env: { THROTTLE_WINDOW_S: String(WINDOW_S) } });
-  const port = await freePort();
-  second = new ServiceProcess("api#2", {
-    TRANSPORTER: NATS_URL,
-    REDIS_URL,
-    NAMESPACE: cluster.namespace,
-    DATA_DIR: cluster.dataDir,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
-    NODE_ENV: "test",
-    SERVICES: "api",
-    NODE_ID: `${cluster.namespace}-api-2`,
-    PORT: String(port),
-    THROTTLE_WINDOW_S: String(WINDOW_S),
-  });
-  second.start();
   one = cluster.http;
-  two = httpClient(`http://127.0.0.1:${port}`);
-  await pollUntil(async () => (await two("GET", SITES)).status === 200, 60_000, "the second api replica", [second]);
+  ({ process: second, http: two } = await startApiReplica(cluster, SITES, { THROTTLE_WINDOW_S: String(WINDOW_S) }));
 }, 120_000);
 
 afterAll(async () => {

@@ -5,8 +5,8 @@
  * by both at its expiry, whatever they cached.
  */
 import { Client } from "pg";
-import { ADMIN, httpClient, type HttpClient, type RequestOptions } from "../helpers/node";
-import { NATS_URL, REDIS_URL, ServiceProcess, freePort, pollUntil, startCluster, type Cluster } from "../helpers/cluster";
+import { ADMIN, type HttpClient, type RequestOptions } from "../helpers/node";
+import { ServiceProcess, pollUntil, startApiReplica, startCluster, type Cluster } from "../helpers/cluster";
 
 let cluster: Cluster;
 let second: ServiceProcess;
@@ -15,22 +15,7 @@ let other: HttpClient;
 
 beforeAll(async () => {
   cluster = await startCluster({ processes: [["api"], ["auth"], ["config"]] });
-  // The cluster's api processes share one port; this replica listens on its own.
-  const port = await freePort();
-  second = new ServiceProcess("api#2", {
-    TRANSPORTER: NATS_URL,
-    REDIS_URL,
-    NAMESPACE: cluster.namespace,
-    DATA_DIR: cluster.dataDir,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
-    NODE_ENV: "test",
-    SERVICES: "api",
-    NODE_ID: `${cluster.namespace}-api-2`,
-    PORT: String(port),
-  });
-  second.start();
-  other = httpClient(`http://127.0.0.1:${port}`);
-  await pollUntil(async () => (await other("GET", "/_config/users/_list")).status === 200, 60_000, "the second api replica", [second]);
+  ({ process: second, http: other } = await startApiReplica(cluster, "/_config/users/_list"));
 }, 120_000);
 
 afterAll(async () => {
