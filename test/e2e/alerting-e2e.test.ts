@@ -6,9 +6,9 @@
  */
 import { startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
-import { idFrom, makePlace, makeUser, watcherBody, type Place } from "./alerting-fixtures";
+import { idFrom, makePlace, makeUser, watcherBody, type Place, gatewayBody } from "./alerting-fixtures";
 import { startTwilio, type TwilioStandIn } from "./alerting-twilio";
-import { createEdge, eventually, ingest, modbusSettings, modbusTag } from "./pipelines-fixtures";
+import { createEdge, eventually, ingest } from "./pipelines-fixtures";
 
 const SID = "AC00000000000000000000000000000002";
 let t: TestNode;
@@ -43,17 +43,7 @@ beforeAll(async () => {
     },
   });
   place = await makePlace(t.http, "e1");
-  gw = await createEdge(t, {
-    pipeline_name: "Cooling gateway",
-    function_id: place.function_id,
-    data_type: "Condition",
-    data_source: "Edge IOT Gateway",
-    data_source_subtype: "Modbus RTU",
-    settings: modbusSettings(),
-    gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
-    tags: [modbusTag],
-    registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
-  });
+  gw = await createEdge(t, gatewayBody(place, "Cooling gateway", "Condition"));
 });
 afterAll(async () => {
   await t?.stop();

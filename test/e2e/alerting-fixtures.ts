@@ -1,6 +1,7 @@
 /** What the alerting tests build through the public API: a site, plant, function, monitor with tags, users. */
 import { randomBytes } from "node:crypto";
 import type { HttpClient } from "../helpers/node";
+import { modbusSettings, modbusTag } from "./pipelines-fixtures";
 
 export interface Place {
   site_id: string;
@@ -90,3 +91,18 @@ export const idFrom = (text: unknown): string => {
   if (!m) throw new Error(`no id in ${JSON.stringify(text)}`);
   return m[1];
 };
+
+/** An edge Modbus gateway for the place's function, its monitor registered as slave 1. */
+export function gatewayBody(place: Place, pipeline_name: string, data_type = "Process") {
+  return {
+    pipeline_name,
+    function_id: place.function_id,
+    data_type,
+    data_source: "Edge IOT Gateway",
+    data_source_subtype: "Modbus RTU",
+    settings: modbusSettings(),
+    gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
+    tags: [modbusTag],
+    registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
+  };
+}

@@ -6,8 +6,8 @@
  */
 import { startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
-import { idFrom, makePlace, makeUser, watcherBody, type Place } from "./alerting-fixtures";
-import { createEdge, ingest, modbusSettings, modbusTag } from "./pipelines-fixtures";
+import { idFrom, makePlace, makeUser, watcherBody, type Place, gatewayBody } from "./alerting-fixtures";
+import { createEdge, ingest } from "./pipelines-fixtures";
 
 let t: TestNode;
 let smtp: TestSmtp;
@@ -59,17 +59,7 @@ describe("no_data on a gateway that goes quiet", () => {
   beforeAll(async () => {
     place = await makePlace(t.http, "quiet");
     await makeUser(t.http, { username: user, user_type: "plant-admin", site_id: place.site_id, plant_id: place.plant_id });
-    gw = await createEdge(t, {
-      pipeline_name: "Gateway quiet",
-      function_id: place.function_id,
-      data_type: "Condition",
-      data_source: "Edge IOT Gateway",
-      data_source_subtype: "Modbus RTU",
-      settings: modbusSettings(),
-      gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
-      tags: [modbusTag],
-      registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
-    });
+    gw = await createEdge(t, gatewayBody(place, "Gateway quiet", "Condition"));
     const body = watcherBody(place, gw.id, { watcher_name: "Quiet watch" }, {
       minimum_duration: "0s",
       no_data: "3s",

@@ -7,8 +7,8 @@
 import { Client } from "pg";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
-import { idFrom, makePlace, makeUser, watcherBody, type Place } from "./alerting-fixtures";
-import { createEdge, eventually, ingest, modbusSettings, modbusTag } from "./pipelines-fixtures";
+import { idFrom, makePlace, makeUser, watcherBody, type Place, gatewayBody } from "./alerting-fixtures";
+import { createEdge, eventually, ingest } from "./pipelines-fixtures";
 
 let t: TestNode;
 let smtp: TestSmtp;
@@ -41,17 +41,7 @@ afterAll(async () => {
 /** A place with a condition gateway registering its monitor, and a user watcher on it. */
 async function watched(name: string, trigger: Record<string, unknown>, users = ["nobody@example.com"]) {
   const place = await makePlace(t.http, name);
-  const gw = await createEdge(t, {
-    pipeline_name: `Gateway ${name}`,
-    function_id: place.function_id,
-    data_type: "Condition",
-    data_source: "Edge IOT Gateway",
-    data_source_subtype: "Modbus RTU",
-    settings: modbusSettings(),
-    gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
-    tags: [modbusTag],
-    registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
-  });
+  const gw = await createEdge(t, gatewayBody(place, `Gateway ${name}`, "Condition"));
   const body = watcherBody(place, gw.id, { watcher_name: `Watch ${name}` }, {
     minimum_duration: "0s",
     notifyTo: { email: true, sms: false, whatsapp: false, users },

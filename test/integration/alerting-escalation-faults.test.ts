@@ -14,9 +14,9 @@ import { Client } from "pg";
 import { ADMIN, type TestNode } from "../helpers/node";
 import { NATS_URL, pollUntil, REDIS_URL, ServiceProcess, startCluster, type Cluster } from "../helpers/cluster";
 import { startSmtp, type ReceivedMail, type TestSmtp } from "../helpers/smtp";
-import { makePlace, makeUser, watcherBody, type Place } from "../e2e/alerting-fixtures";
+import { makePlace, makeUser, watcherBody, type Place, gatewayBody } from "../e2e/alerting-fixtures";
 import { startTwilio, type TwilioStandIn } from "../e2e/alerting-twilio";
-import { createEdge, ingest, modbusSettings, modbusTag } from "../e2e/pipelines-fixtures";
+import { createEdge, ingest } from "../e2e/pipelines-fixtures";
 
 let cluster: Cluster;
 let smtp: TestSmtp;
@@ -179,17 +179,7 @@ beforeAll(async () => {
   for (const username of [OP, LEAD, MANAGER]) {
     await makeUser(cluster.http, { username, user_type: "plant-admin", site_id: place.site_id, plant_id: place.plant_id, country_code: "+91", mobile_number: "98765 43210" });
   }
-  gw = await createEdge({ http: cluster.http } as TestNode, {
-    pipeline_name: "Escalation gateway",
-    function_id: place.function_id,
-    data_type: "Process",
-    data_source: "Edge IOT Gateway",
-    data_source_subtype: "Modbus RTU",
-    settings: modbusSettings(),
-    gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
-    tags: [modbusTag],
-    registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
-  });
+  gw = await createEdge({ http: cluster.http } as TestNode, gatewayBody(place, "Escalation gateway"));
   const notifyTo = { email: true, sms: false, whatsapp: false, users: [OP] };
   const body = watcherBody(place, gw.id, { watcher_name: "Escalation watch" }, { id: "hot", minimum_duration: "0s", notifyTo, renotify_every: "6s", ...FOLLOWUPS });
   // A second trigger, on vibration, without re-notifications: acknowledged before its second tier.

@@ -11,8 +11,8 @@ import { Client } from "pg";
 import { ADMIN, type TestNode } from "../helpers/node";
 import { NATS_URL, pollUntil, REDIS_URL, ServiceProcess, startCluster, type Cluster } from "../helpers/cluster";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
-import { makePlace, makeUser, watcherBody, type Place } from "../e2e/alerting-fixtures";
-import { createEdge, ingest, modbusSettings, modbusTag } from "../e2e/pipelines-fixtures";
+import { makePlace, makeUser, watcherBody, type Place, gatewayBody } from "../e2e/alerting-fixtures";
+import { createEdge, ingest } from "../e2e/pipelines-fixtures";
 
 let cluster: Cluster;
 let smtp: TestSmtp;
@@ -66,17 +66,7 @@ beforeAll(async () => {
 
   place = await makePlace(cluster.http, "f1");
   await makeUser(cluster.http, { username: "oncall-f1@example.com", user_type: "plant-admin", site_id: place.site_id, plant_id: place.plant_id });
-  gw = await createEdge({ http: cluster.http } as TestNode, {
-    pipeline_name: "Faults gateway",
-    function_id: place.function_id,
-    data_type: "Process",
-    data_source: "Edge IOT Gateway",
-    data_source_subtype: "Modbus RTU",
-    settings: modbusSettings(),
-    gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
-    tags: [modbusTag],
-    registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
-  });
+  gw = await createEdge({ http: cluster.http } as TestNode, gatewayBody(place, "Faults gateway"));
   const body = watcherBody(place, gw.id, { watcher_name: "Faults watch" });
   const base = body.triggers[0];
   body.triggers = Array.from({ length: TRIGGERS }, (_, i) => ({

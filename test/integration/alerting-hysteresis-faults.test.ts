@@ -10,8 +10,8 @@ import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { ADMIN, type TestNode } from "../helpers/node";
 import { NATS_URL, pollUntil, REDIS_URL, ServiceProcess, startCluster, type Cluster } from "../helpers/cluster";
-import { makePlace, watcherBody, type Place } from "../e2e/alerting-fixtures";
-import { createEdge, ingest, modbusSettings, modbusTag } from "../e2e/pipelines-fixtures";
+import { makePlace, watcherBody, type Place, gatewayBody } from "../e2e/alerting-fixtures";
+import { createEdge, ingest } from "../e2e/pipelines-fixtures";
 
 let cluster: Cluster;
 let second: ServiceProcess;
@@ -50,17 +50,7 @@ beforeAll(async () => {
   await pg.connect();
 
   place = await makePlace(cluster.http, "h1");
-  gw = await createEdge({ http: cluster.http } as TestNode, {
-    pipeline_name: "Hysteresis gateway",
-    function_id: place.function_id,
-    data_type: "Process",
-    data_source: "Edge IOT Gateway",
-    data_source_subtype: "Modbus RTU",
-    settings: modbusSettings(),
-    gateway_firmware: { current_version: "2.1.0", previous_version: "2.0.0" },
-    tags: [modbusTag],
-    registration: [{ monitor_id: place.monitor_id, slave_id: "1", registered_by_asset: false }],
-  });
+  gw = await createEdge({ http: cluster.http } as TestNode, gatewayBody(place, "Hysteresis gateway"));
   const body = watcherBody(place, gw.id, { watcher_name: "Hysteresis watch" }, { id: "hys", minimum_duration: "0s", deadband: "5", clear_delay: "5s" });
   let created = await cluster.http("POST", "/_alerting/watchers", { body });
   for (let i = 0; created.status === 503 && i < 100; i++) {
