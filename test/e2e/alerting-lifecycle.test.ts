@@ -48,6 +48,12 @@ function evaluate(readings: { monitor_id: string; tag_id: string; ts: number; va
 }
 const reading = (tag_id: string, ts: number, value: number, monitor_id = place.monitor_id) => ({ monitor_id, tag_id, ts, value });
 
+/** An active alert's `duration` grows with the clock: "nothing changed" compares the rest. */
+const stateOf = (a: Alert) => {
+  const { duration: _duration, ...rest } = a as Alert & { duration?: number };
+  return rest;
+};
+
 async function fetchAlert(id: string, auth?: Who): Promise<Alert> {
   const res = await t.http<Alert>("GET", `/_alerting/alerts/${id}`, auth ? { auth } : {});
   expect(res.status).toBe(200);
@@ -142,7 +148,7 @@ describe("acknowledge one alert", () => {
   it("again: the same answer, and nothing changes", async () => {
     const before = await fetchAlert(rough._id);
     expect(pick(await t.http("POST", `/_alerting/alerts/${rough._id}/_ack`, { body: { note: "again" } }))).toEqual(ok("Alert acknowledged"));
-    expect(await fetchAlert(rough._id)).toEqual(before);
+    expect(stateOf(await fetchAlert(rough._id))).toEqual(stateOf(before));
   });
 
   it("acknowledges without a body", async () => {
@@ -236,7 +242,7 @@ describe("shelve and unshelve", () => {
     expect(a.shelved_until).toBeNull();
     expect(a.history!.at(-1)).toMatchObject({ by: plantAdmin.username, action: "unshelved", detail: null });
     expect(pick(await t.http("POST", `/_alerting/alerts/${hot._id}/_unshelve`))).toEqual(ok("Alert unshelved"));
-    expect(await fetchAlert(hot._id)).toEqual(a);
+    expect(stateOf(await fetchAlert(hot._id))).toEqual(stateOf(a));
   });
 
   it("a shelf expires by itself: once shelved_until has passed the alert reads as not shelved", async () => {
