@@ -36,6 +36,7 @@ import {
 import type { Method, Operation } from "../../lib/operations";
 import { RouteCatalog, type AnnouncedService } from "./catalog";
 import { buildOpenApi, serveDocument } from "./openapi";
+import { serveConsole } from "./console";
 import { PrincipalCache, TokenCache } from "./principals";
 import { apiEvents, type SignInLocked } from "./contract";
 import { SESSION_SCHEMAS, sessionActions } from "./session.actions";
@@ -134,7 +135,10 @@ function gatewayRoute(aliases: Record<string, unknown>) {
 async function guard(this: ApiLocals, req: GatewayRequest, res: ServerResponse, next: (err?: unknown) => void) {
   try {
     const url = req.parsedUrl ?? "/";
-    if ((req.method === "GET" || req.method === "HEAD") && serveDocument(url, res, () => (this.document ??= JSON.stringify(buildOpenApi(this.catalog))))) return;
+    if (req.method === "GET" || req.method === "HEAD") {
+      if (serveDocument(url, res, () => (this.document ??= JSON.stringify(buildOpenApi(this.catalog))))) return;
+      if (serveConsole(url, req, res)) return;
+    }
     const methods = this.catalog.methodsAt(url);
     if (methods.length === 0) throw new DomainError(404, "Not found");
     if (!methods.includes(req.method as Method)) {

@@ -226,16 +226,3 @@ export const DOCS_PAGE = `<!doctype html>
 </body>
 </html>
 `;
-
-/** `GET /` until the console exists: where the API reference is. */
-export const INDEX_PAGE = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Industrial Monitoring Service</title>
-<style>body { font: 15px/1.45 system-ui, sans-serif; margin: 40px; color: #1d2430; }</style></head>
-<body>
-<h1>Industrial Monitoring Service</h1>
-<p>The HTTP API of this service is described, and can be tried, at <a href="docs">/docs</a>
-(the OpenAPI document: <a href="openapi.json">/openapi.json</a>).</p>
-</body>
-</html>
-`;

@@ -10,7 +10,7 @@ import { arr, int, obj, ref, str, type JsonSchema } from "../../lib/openapi-sche
 import { ROUTE_GROUPS, type Answer, type DocType, type FieldDoc, type Operation } from "../../lib/operations";
 import { THROTTLED_MESSAGE } from "../../lib/throttle";
 import type { RouteCatalog } from "./catalog";
-import { DOCS_PAGE, INDEX_PAGE } from "./docs.page";
+import { DOCS_PAGE } from "./docs.page";
 import { SESSION_COOKIE } from "./sessions";
 
 /** The gateway's own schemas: the envelope and the answer of a create. */
@@ -279,7 +279,7 @@ export function buildOpenApi(catalog: RouteCatalog): JsonSchema {
   };
 }
 
-/** The documents the gateway serves itself, without authentication; they are not operations. */
+/** The documents the gateway serves itself, without authentication; they are not operations (`/` is the console, console.ts). */
 export const DOCUMENT_PATHS = ["/openapi.json", "/docs", "/"] as const;
 
 const hashOf = (text: string): string => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
@@ -307,7 +307,6 @@ export function pagePolicy(html: string): string {
 
 const PAGES: Record<string, { html: string; policy: string }> = {
   "/docs": { html: DOCS_PAGE, policy: pagePolicy(DOCS_PAGE) },
-  "/": { html: INDEX_PAGE, policy: pagePolicy(INDEX_PAGE) },
 };
 
 /** Answers /openapi.json and /docs; false for any other path. `document` makes the JSON text when asked. */

@@ -195,10 +195,15 @@ describe("headers of every answer", () => {
       const csp = res.headers.get("content-security-policy") ?? "";
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("frame-ancestors 'none'");
-      expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
       expect(csp).not.toContain("unsafe-inline");
     }
-    expect((await t.http("GET", "/docs", { auth: null })).headers.get("content-security-policy")).toMatch(/script-src 'sha256-/);
+    const docs = (await t.http("GET", "/docs", { auth: null })).headers.get("content-security-policy");
+    expect(docs).toMatch(/script-src 'sha256-/);
+    expect(docs).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    // The console: its modules and styles from this origin, of inline code only its import map.
+    const console = (await t.http("GET", "/", { auth: null })).headers.get("content-security-policy");
+    expect(console).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+';/);
+    expect(console).toContain("style-src 'self';");
   });
 
   it("even the gateway's answer to a request it cannot parse", async () => {

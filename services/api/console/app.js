@@ -1,0 +1,166 @@
+// The console's frame: sign-in, the navigation, and the views by hash route (`#/alerts/<id>`,
+// the link format of the alert emails). Each view is its own module, loaded when first opened,
+// so the first page ships only what it draws. A lost session (expiry, sign-out elsewhere) brings
+// the sign-in back over the page and, once signed in, the page goes on where it was.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api, whenSessionLost, whoAmI } from "./api.js";
+import { ErrorNote, Field, html, parseRoute } from "./ui.js";
+
+const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
+
+/**
+ * The views in navigation order: who sees each (by module, EXTENSIONS.md §3 and CONTRACT.md's
+ * module grants) and the module that draws it.
+ */
+export const VIEWS = [
+  { route: "overview", name: "Overview", load: () => import("./views/overview.js"), shows: () => true },
+  { route: "assets", name: "Assets", load: () => import("./views/assets.js"), shows: (u) => u.modules.includes("Condition Monitoring") || u.modules.includes("Configuration") },
+  { route: "alerts", name: "Alerts", load: () => import("./views/alerts.js"), shows: (u) => u.modules.includes("Alerting") },
+  { route: "pipelines", name: "Pipelines", load: () => import("./views/pipelines.js"), shows: (u) => u.modules.includes("Configuration") },
+  { route: "energy", name: "Energy", load: () => import("./views/energy.js"), shows: (u) => u.modules.includes("Energy Monitoring") },
+  { route: "notebooks", name: "Notebooks", load: () => import("./views/notebooks.js"), shows: (u) => u.modules.includes("Notebooks") },
+  { route: "settings", name: "Settings", load: () => import("./views/settings.js"), shows: (u) => ADMINS.includes(u.user_type) && u.modules.includes("Configuration") },
+];
+
+function SignIn({ onSignedIn, expired }) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      const user = await api("POST", "/_auth/session", { body: { username: String(form.get("username") ?? ""), password: String(form.get("password") ?? "") } });
+      onSignedIn(user);
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+  return html`<main class="signin" aria-labelledby="signin-title">
+    <form class="card" onSubmit=${submit}>
+      <h1 id="signin-title">Sign in</h1>
+      <p class="muted">Industrial Monitoring Service</p>
+      ${expired ? html`<p class="notice" role="status">Your session has ended. Sign in again to go on where you were.</p>` : null}
+      <${Field} label="Username" name="username" autocomplete="username" required autofocus />
+      <${Field} label="Password" name="password" type="password" autocomplete="current-password" required />
+      <${ErrorNote} error=${error} />
+      <button type="submit" class="primary" disabled=${busy}>Sign in</button>
+      <p class="muted small">The HTTP API is described at <a href="docs">/docs</a>.</p>
+    </form>
+  </main>`;
+}
+
+function Nav({ user, current, onSignOut }) {
+  return html`<header class="top">
+    <a class="brand" href="#/overview">IMS</a>
+    <nav aria-label="Main">
+      <ul>
+        ${VIEWS.filter((v) => v.shows(user)).map(
+          (v) => html`<li><a href=${`#/${v.route}`} aria-current=${current === v.route ? "page" : undefined}>${v.name}</a></li>`,
+        )}
+      </ul>
+    </nav>
+    <div class="who">
+      <span title=${user.user_type}>${user.username}</span>
+      <a href="docs" class="small">API</a>
+      <button type="button" class="link" onClick=${onSignOut}>Sign out</button>
+    </div>
+  </header>`;
+}
+
+/** The module of the route's view, loaded once. */
+const loaded = new Map();
+function useView(view) {
+  const [mod, setMod] = useState(() => loaded.get(view.route) ?? null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    if (loaded.has(view.route)) {
+      setMod(loaded.get(view.route));
+      return;
+    }
+    setMod(null);
+    view
+      .load()
+      .then((m) => {
+        loaded.set(view.route, m);
+        setMod(m);
+      })
+      .catch(setError);
+  }, [view.route]);
+  return { mod, error };
+}
+
+function Main({ user, route }) {
+  const allowed = VIEWS.filter((v) => v.shows(user));
+  const view = allowed.find((v) => v.route === route.parts[0]) ?? allowed[0];
+  const { mod, error } = useView(view);
+  if (error) return html`<main><${ErrorNote} error=${error} /></main>`;
+  if (!mod) return html`<main><p class="muted">Loading…</p></main>`;
+  const View = mod.default;
+  return html`<main id="main"><${View} user=${user} route=${route} /></main>`;
+}
+
+function App() {
+  const [user, setUser] = useState(undefined);
+  const [expired, setExpired] = useState(false);
+  const [route, setRoute] = useState(parseRoute());
+  const [resume, setResume] = useState(null);
+
+  useEffect(() => {
+    whoAmI()
+      .then(setUser)
+      .catch(() => setUser(null));
+    const onHash = () => setRoute(parseRoute());
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, []);
+
+  // A request met 401: the sign-in comes back over the page; the request is repeated after it.
+  useEffect(() => {
+    let waiting = [];
+    whenSessionLost(
+      () =>
+        new Promise((resolve) => {
+          waiting.push(resolve);
+          setExpired(true);
+          setResume(() => () => {
+            const all = waiting;
+            waiting = [];
+            for (const r of all) r();
+          });
+        }),
+    );
+  }, []);
+
+  if (user === undefined) return html`<p class="loading">Loading the console…</p>`;
+  if (user === null || expired) {
+    return html`<${SignIn}
+      expired=${expired}
+      onSignedIn=${(u) => {
+        const sameUser = user && u.username === user.username;
+        setUser(u);
+        setExpired(false);
+        if (resume && sameUser) resume();
+        setResume(null);
+        if (!sameUser && user) location.hash = "#/overview";
+      }}
+    />`;
+  }
+  const signOut = async () => {
+    try {
+      await api("DELETE", "/_auth/session");
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+    }
+    setUser(null);
+  };
+  return html`<div class="shell">
+    <${Nav} user=${user} current=${route.parts[0] ?? "overview"} onSignOut=${signOut} />
+    <${Main} user=${user} route=${route} />
+  </div>`;
+}
+
+render(html`<${App} />`, document.getElementById("app"));

@@ -1,0 +1,176 @@
+// Charts on uPlot (small and fast: a canvas, no DOM per point). No chart is drawn from more
+// points than it has pixels: trends ask the history route for about one bucket per pixel
+// (`pointsFor`), and zooming asks again for the narrower range (more detail as one zooms).
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import { html } from "./ui.js";
+
+const GREY = "#4d5963";
+const BAND = "rgba(77, 89, 99, 0.15)";
+export const THRESHOLD_COLORS = { caution: "#c66a00", warning: "#c01c28", high: "#c01c28", medium: "#c66a00", low: "#8a7300" };
+
+/** Buckets to ask for a chart `width` pixels wide: one per pixel, within the route's 1..10000. */
+export const pointsFor = (width) => Math.max(10, Math.min(10_000, Math.round(width || 800)));
+
+/** Width of an element, or a default before layout. */
+const widthOf = (el) => Math.max(280, Math.floor(el?.clientWidth || 800));
+
+/**
+ * Mounts a uPlot in the returned ref's element with `makeOpts(width)` and `data`, re-made when
+ * `key` changes and given new data otherwise; resized with its container.
+ */
+export function usePlot(makeOpts, data, key) {
+  const box = useRef(null);
+  const plot = useRef(null);
+  useEffect(() => {
+    if (!box.current) return undefined;
+    plot.current = new uPlot(makeOpts(widthOf(box.current)), data, box.current);
+    const ro = new ResizeObserver(() => plot.current?.setSize({ width: widthOf(box.current), height: plot.current.height }));
+    ro.observe(box.current);
+    return () => {
+      ro.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [key]);
+  useEffect(() => {
+    if (plot.current) plot.current.setData(data);
+  }, [data]);
+  return box;
+}
+
+/** Draws horizontal lines (thresholds) across the plot, labelled at the right. */
+function thresholdsPlugin(lines) {
+  return {
+    hooks: {
+      draw: [
+        (u) => {
+          const { ctx } = u;
+          const { left, top, width, height } = u.bbox;
+          ctx.save();
+          for (const line of lines) {
+            const y = u.valToPos(line.value, "y", true);
+            if (y < top || y > top + height) continue;
+            ctx.strokeStyle = line.color ?? THRESHOLD_COLORS.warning;
+            ctx.setLineDash([6, 4]);
+            ctx.lineWidth = 1.5 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(left, y);
+            ctx.lineTo(left + width, y);
+            ctx.stroke();
+            ctx.setLineDash([]);
+            ctx.fillStyle = ctx.strokeStyle;
+            ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+            ctx.textAlign = "right";
+            ctx.fillText(line.label, left + width - 4, y - 4);
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/** Draws vertical markers (an alert's opening, a chosen capture). */
+function markersPlugin(markers) {
+  return {
+    hooks: {
+      draw: [
+        (u) => {
+          const { ctx } = u;
+          const { top, height } = u.bbox;
+          ctx.save();
+          for (const m of markers) {
+            const x = u.valToPos(m.at / 1000, "x", true);
+            ctx.strokeStyle = m.color ?? "#1a5fb4";
+            ctx.lineWidth = 1.5 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(x, top);
+            ctx.lineTo(x, top + height);
+            ctx.stroke();
+            ctx.fillStyle = ctx.strokeStyle;
+            ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+            ctx.fillText(m.label, x + 4, top + 12 * devicePixelRatio);
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * A trend of one tag from a history answer (EXTENSIONS.md §2): the mean as a line, min..max as a
+ * band (so that a spike survives the zoom-out), thresholds as dashed lines, markers as verticals.
+ * Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches that range
+ * again at one bucket per pixel.
+ */
+export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title }) {
+  const points = history?.points ?? [];
+  const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
+  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}`;
+  const box = usePlot(
+    (width) => ({
+      width,
+      height,
+      title,
+      cursor: { drag: { x: true, y: false, setScale: false } },
+      scales: { x: { time: true } },
+      axes: [{}, { label: unit, size: 60 }],
+      series: [
+        {},
+        { label, stroke: GREY, width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label: "min", stroke: "transparent", fill: BAND, show: true, value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+        { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+      ],
+      bands: [{ series: [3, 2], fill: BAND }],
+      plugins: [thresholdsPlugin(thresholds), markersPlugin(markers)],
+      hooks: {
+        setSelect: [
+          (u) => {
+            if (u.select.width < 3) return;
+            const from = u.posToVal(u.select.left, "x") * 1000;
+            const to = u.posToVal(u.select.left + u.select.width, "x") * 1000;
+            u.setSelect({ left: 0, width: 0, top: 0, height: 0 }, false);
+            onZoom?.(Math.round(from), Math.round(to));
+          },
+        ],
+        ready: [
+          (u) => {
+            if (!onPick) return;
+            u.over.addEventListener("click", () => {
+              const idx = u.cursor.idx;
+              if (idx !== null && idx !== undefined) onPick(Math.round(u.data[0][idx] * 1000));
+            });
+          },
+        ],
+      },
+    }),
+    data,
+    key,
+  );
+  return html`<div class="chart" ref=${box} role="img" aria-label=${`${title ?? label} trend, ${points.length} points${unit ? ` in ${unit}` : ""}`}></div>`;
+}
+
+/**
+ * Bars over time (alarm rate per 10 minutes, energy per interval): `times` epoch ms, `values`,
+ * an optional `limit` line (e.g. the flood threshold of 10 per 10 minutes).
+ */
+export function BarChart({ times, values, unit = "", label = "value", limit, height = 200, title }) {
+  const data = [times.map((t) => t / 1000), values];
+  const key = `${label}|${unit}|${limit?.value}|${height}`;
+  const box = usePlot(
+    (width) => ({
+      width,
+      height,
+      title,
+      scales: { x: { time: true } },
+      axes: [{}, { label: unit, size: 50 }],
+      series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
+      plugins: limit ? [thresholdsPlugin([limit])] : [],
+    }),
+    data,
+    key,
+  );
+  return html`<div class="chart" ref=${box} role="img" aria-label=${`${title ?? label} chart`}></div>`;
+}
