@@ -71,8 +71,16 @@ function Nav({ user, current, onSignOut }) {
   </header>`;
 }
 
-/** The module of the route's view, loaded once. */
+/** The module of the route's view and its stylesheet (views/<route>.css), loaded once. */
 const loaded = new Map();
+function loadStyles(route) {
+  if (document.querySelector(`link[data-view="${route}"]`)) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = `console/views/${route}.css`;
+  link.dataset.view = route;
+  document.head.append(link);
+}
 function useView(view) {
   const [mod, setMod] = useState(() => loaded.get(view.route) ?? null);
   const [error, setError] = useState(null);
@@ -82,6 +90,7 @@ function useView(view) {
       return;
     }
     setMod(null);
+    loadStyles(view.route);
     view
       .load()
       .then((m) => {
