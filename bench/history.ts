@@ -20,9 +20,8 @@
  */
 import { Client } from "pg";
 import { ADMIN, basic, startTestNode, type TestNode } from "../test/helpers/node";
-import { partitionDdl } from "../services/pipelines/repo";
-import { dayKey } from "../services/pipelines/storage";
 import { create, createPlace, pct } from "./alerts-common";
+import { seedPartitions, seedRollups, seedSeries, type Series } from "./history-seed";
 
 const REQUESTS = Number(process.env.BENCH_HISTORY_REQUESTS ?? 50);
 const SCANS = Number(process.env.BENCH_HISTORY_SCANS ?? 5);
@@ -42,16 +41,6 @@ const ms1 = (x: number): string => `${x.toFixed(1)} ms`;
 const gc = (globalThis as { gc?: () => void }).gc;
 const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
-interface Series {
-  label: string;
-  monitor: string;
-  tag_id: string;
-  tag_name: string;
-  from: number;
-  step: number;
-  count: number;
-}
-
 interface HistoryAnswer {
   bucket_ms: number;
   points: { timestamp: number; value: number; min: number; max: number; count: number }[];
@@ -70,21 +59,6 @@ async function monitorWithTags(t: TestNode, fn: string, name: string, tags: { ta
   });
   if (res.status !== 200) throw new Error(`PUT monitor: ${res.status} ${JSON.stringify(res.body)}`);
   return id;
-}
-
-/**
- * One tag's readings by SQL: a slow sine with a ripple and one spike (the spike must survive in
- * a bucket's max); batch ids of 10,000 readings as the ingest path would write them.
- */
-async function seedSeries(pg: Client, s: Series, site: string, pipeline: string): Promise<void> {
-  await pg.query(
-    `INSERT INTO pipelines.readings (ts, pipeline_id, site_id, monitor_id, tag_id, value, batch_id, idx)
-     SELECT to_timestamp(($1::float8 + i * $2::float8) / 1000), $3, $4, $5, $6,
-            CASE WHEN i = $7::int / 3 THEN 500 ELSE 50 + 10 * sin(i / 720.0) + (i % 97) / 97.0 END,
-            md5($6 || (i / 10000))::uuid, i % 10000
-       FROM generate_series(0, $7::int - 1) AS i`,
-    [s.from, s.step, pipeline, site, s.monitor, s.tag_id, s.count],
-  );
 }
 
 /** The export's monitor: every tag read at each minute of the days, as one gateway batch per minute would. */
@@ -263,25 +237,11 @@ async function main(): Promise<void> {
     const b: Series = { label: "tag B, a day of one-second readings", monitor, tag_id: "b", tag_name: "Temperature", from: SECONDS_DAY, step: 1000, count: 86_400 };
 
     const seeding = performance.now();
-    await pg.query(`SET search_path TO pipelines`); // the service's partition DDL names its tables unqualified
-    const days = Array.from({ length: 365 }, (_, d) => dayKey(YEAR_FROM + d * DAY));
-    for (const day of days) await pg.query(partitionDdl(day));
+    const days = await seedPartitions(pg, YEAR_FROM, 365);
     await seedSeries(pg, a, site, pipeline);
     await seedSeries(pg, b, site, pipeline);
     const exported = await seedExport(pg, exportMonitor, site, pipeline);
-    // The rollups as PipelinesHistoryRollups folds existing readings: per tag and minute or hour.
-    for (const [table, size] of [
-      ["reading_minutes", MIN],
-      ["reading_hours", 60 * MIN],
-    ] as const) {
-      await pg.query(
-        `INSERT INTO pipelines.${table} (monitor_id, tag_id, start, site_id, n, sum, min, max)
-         SELECT monitor_id, tag_id, t - t % ${size}, min(site_id::text)::uuid, count(*), sum(value), min(value), max(value)
-           FROM (SELECT monitor_id, tag_id, site_id, value, round(extract(epoch FROM ts) * 1000)::bigint AS t FROM pipelines.readings) r
-          GROUP BY 1, 2, 3`,
-      );
-    }
-    for (const table of ["readings", "reading_minutes", "reading_hours"]) await pg.query(`VACUUM ANALYZE pipelines.${table}`);
+    await seedRollups(pg);
     const total = a.count + b.count + exported;
     console.log(
       `Seeded by SQL: ${total.toLocaleString("en")} readings in ${days.length} day partitions (tag A ${a.count.toLocaleString("en")}, tag B ${b.count.toLocaleString("en")}, ` +
