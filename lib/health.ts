@@ -4,7 +4,8 @@
  *
  *   GET /live     200 while the process runs its event loop
  *   GET /ready    200 when the broker is started and its database(s), cache and transporter
- *                 answer; 503 otherwise and from the moment the node starts draining
+ *                 answer, and (api) some service its routes need is reachable; 503 otherwise and
+ *                 from the moment the node starts draining
  *   GET /metrics  Prometheus text (lib/metrics.ts)
  *
  * Readiness asks each dependency fresh on every probe (with a timeout), so a node goes unready
@@ -59,14 +60,23 @@ export function dependencyChecks(broker: ServiceBroker): Check[] {
   if (client && typeof client.ping === "function") {
     checks.push({ name: "cache", run: async () => void (await client.ping!()) });
   }
-  const transit = (broker as unknown as { transit?: { connected: boolean } }).transit;
+  const transit = (broker as unknown as { transit?: { connected: boolean; tx?: { client?: { flush?: () => Promise<void> } } } }).transit;
   if (transit) {
     checks.push({
       name: "transporter",
       async run() {
         if (!transit.connected) throw new Error("not connected");
+        // Moleculer's NATS transporter stays "connected" while its client reconnects (it is only
+        // told of a close): a round trip to the server (PING/PONG) tells whether the bus answers now.
+        const client = transit.tx?.client;
+        if (client && typeof client.flush === "function") await client.flush();
       },
     });
+  }
+  // A service's own condition (the api: that some service its routes need is reachable).
+  for (const svc of broker.services) {
+    const own = (svc as unknown as { readinessCheck?: () => Promise<void> }).readinessCheck;
+    if (typeof own === "function") checks.push({ name: `services:${svc.fullName}`, run: () => own.call(svc) });
   }
   return checks;
 }

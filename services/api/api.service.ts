@@ -3,7 +3,7 @@
  * registry by catalog.ts), HTTP Basic authentication, module access, JSON bodies, and the one
  * place where errors become the `{error: {status, message}}` envelope.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
@@ -50,7 +50,12 @@ type GatewayRequest = IncomingMessage & {
   $ctx?: Context;
   /** Who sent the request (lib/client-address.ts), worked out once. */
   $origin?: ClientOrigin;
+  /** sha256 of the raw body (hex), on an ingestion request that carries an `Idempotency-Key`. */
+  $bodyFingerprint?: string;
 };
+
+/** The IETF draft's header (EXTENSIONS.md §6), as node names it. */
+const IDEMPOTENCY_KEY = "idempotency-key";
 
 /**
  * The meta as the gateway builds it: the services' RequestMeta, its user not yet known (null on
@@ -99,6 +104,7 @@ interface ApiLocals {
 }
 
 interface ApiMethods {
+  readinessCheck(): Promise<void>;
   refreshRoutes(): boolean;
   originOf(req: GatewayRequest): ClientOrigin;
   signIn<T>(ctx: Context<unknown, GatewayMeta>, username: string | null, verify: () => Promise<T>): Promise<T>;
@@ -146,8 +152,11 @@ async function guard(this: ApiLocals, req: GatewayRequest, res: ServerResponse, 
       throw new DomainError(405, "This method is not allowed");
     }
     if (hasForbiddenKey(req.query) || hasForbiddenQueryKey(req.url)) throw new DomainError(400, "Invalid request body");
-    const limit = url.startsWith("/_ingest/") ? config().bodyLimitBytes * 8 : config().bodyLimitBytes;
-    req.body = await readJsonBody(req, limit);
+    const ingest = url.startsWith("/_ingest/");
+    const limit = ingest ? config().bodyLimitBytes * 8 : config().bodyLimitBytes;
+    // The bytes as sent: a retry sends them again, and hashing them costs a sixth of serializing the parsed body.
+    const keyed = ingest && req.headers[IDEMPOTENCY_KEY] !== undefined;
+    req.body = await readJsonBody(req, limit, keyed ? (raw) => (req.$bodyFingerprint = createHash("sha256").update(raw).digest("hex")) : undefined);
     next();
   } catch (err) {
     next(err);
@@ -251,6 +260,17 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
   },
 
   methods: {
+    /**
+     * For /ready (lib/health.ts): an api that reaches none of the services its routes need would
+     * answer every request 503, so a load balancer must not send it any.
+     */
+    async readinessCheck(): Promise<void> {
+      const available = new Set((this.broker.registry.getServiceList({ onlyAvailable: true }) as { name: string }[]).map((s) => s.name));
+      const needed = new Set(this.catalog.operations().map((op) => op.action.split(".")[0]!));
+      needed.delete(this.name);
+      if (![...needed].some((name) => available.has(name))) throw new Error(needed.size ? `none of ${[...needed].sort().join(", ")} reachable` : "no service discovered");
+    },
+
     /** The routes from the registry; the gateway's route is made anew when they changed. */
     refreshRoutes(): boolean {
       const services = this.broker.registry.getServiceList({ withActions: true }) as unknown as AnnouncedService[];
@@ -306,6 +326,8 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
         const key = parseBearer(req.headers.authorization);
         if (!key) throw new DomainError(401, "Invalid ingest key");
         ctx.meta.ingestKey = key;
+        const idempotencyKey = req.headers[IDEMPOTENCY_KEY];
+        if (idempotencyKey !== undefined) ctx.meta.idempotency = { key: String(idempotencyKey), fingerprint: req.$bodyFingerprint ?? "" };
         return null;
       }
       // An API token (auth's tokens) where Basic credentials go; on ingestion routes a bearer is the pipeline's key (above).

@@ -58,7 +58,7 @@ describe("health endpoints", () => {
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({
       status: "ready",
-      checks: { broker: "ok", "database:auth": "ok", "database:config": "ok", cache: "ok", transporter: "ok" },
+      checks: { broker: "ok", "database:auth": "ok", "database:config": "ok", cache: "ok", transporter: "ok", "services:api": "ok" },
     });
   });
 
