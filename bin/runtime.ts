@@ -18,6 +18,17 @@ export interface RunningNode {
   /** The /live, /ready and /metrics server, when HEALTH_PORT is set. */
   health?: HealthServer;
   stop(): Promise<void>;
+  /**
+   * The graceful way out (SIGTERM): unready at once, serving for `drainGraceMs` more while load
+   * balancers stop sending here, then no new connection, the requests in flight completed, and stop.
+   */
+  drain(): Promise<void>;
+}
+
+/** What a service does for a graceful drain (the api: its HTTP server). */
+interface Drainable {
+  beginDrain?(): void;
+  finishDrain?(timeoutMs: number): Promise<void>;
 }
 
 export async function startNode(cfg: AppConfig): Promise<RunningNode> {
@@ -43,7 +54,7 @@ export async function startNode(cfg: AppConfig): Promise<RunningNode> {
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
-  return {
+  const node: RunningNode = {
     broker,
     config: cfg,
     health,
@@ -53,7 +64,17 @@ export async function startNode(cfg: AppConfig): Promise<RunningNode> {
       await health?.close();
       await embedded?.stop();
     },
+    async drain() {
+      health?.setDraining();
+      const drainable = broker.services as unknown as Drainable[];
+      for (const svc of drainable) svc.beginDrain?.();
+      if (cfg.drainGraceMs > 0) await new Promise((r) => setTimeout(r, cfg.drainGraceMs));
+      // The gateway first: its requests in flight still need the services of this node.
+      await Promise.all(drainable.map((svc) => svc.finishDrain?.(cfg.drainTimeoutMs)));
+      await node.stop();
+    },
   };
+  return node;
 }
 
 /**

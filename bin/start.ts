@@ -13,9 +13,15 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    node.broker.logger.info(`${signal} received, stopping`);
     try {
-      await node.stop();
+      // SIGTERM is an orchestrator's (k8s, compose): drain. SIGINT is a person's Ctrl-C: stop now.
+      if (signal === "SIGTERM") {
+        node.broker.logger.info(`SIGTERM received: unready, serving ${node.config.drainGraceMs / 1000} s more, then draining`);
+        await node.drain();
+      } else {
+        node.broker.logger.info(`${signal} received, stopping`);
+        await node.stop();
+      }
       process.exit(0);
     } catch (err) {
       console.error(err);

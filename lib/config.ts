@@ -46,6 +46,10 @@ export interface AppConfig {
   notebookConcurrency: number;
   /** Port of the /live, /ready and /metrics server; undefined: none (0: any free port, for tests). */
   healthPort: number | undefined;
+  /** After SIGTERM: how long the node goes on serving, unready, while load balancers stop sending to it. */
+  drainGraceMs: number;
+  /** Then: how long requests already in flight may take to complete before their connections are closed. */
+  drainTimeoutMs: number;
   /** MIGRATE_ONLY=1: run the named services' migrations and exit (the Kubernetes migration Job). */
   migrateOnly: boolean;
   /** A pipeline action not acked by its gateway within this time fails and the pipeline goes to `error`. */
@@ -169,6 +173,8 @@ export function readConfig(env: Env = process.env): AppConfig {
     notebookRunTimeoutS: int(env, "NOTEBOOK_RUN_TIMEOUT_S", 600, 1),
     notebookConcurrency: int(env, "NOTEBOOK_CONCURRENCY", 2, 1),
     healthPort: optionalInt(env, "HEALTH_PORT"),
+    drainGraceMs: int(env, "DRAIN_GRACE_S", 5, 0) * 1000,
+    drainTimeoutMs: int(env, "DRAIN_TIMEOUT_S", 15, 1) * 1000,
     migrateOnly: str(env, "MIGRATE_ONLY") === "1" || str(env, "MIGRATE_ONLY") === "true",
     historyRollups: str(env, "HISTORY_ROLLUPS") !== "0" && str(env, "HISTORY_ROLLUPS") !== "false",
     pipelineActionTimeoutMs: int(env, "PIPELINE_ACTION_TIMEOUT_MS", 60000, 100),

@@ -82,9 +82,10 @@ export function dependencyChecks(broker: ServiceBroker): Check[] {
 }
 
 export async function readiness(broker: ServiceBroker, draining = false): Promise<Readiness> {
+  // Draining is unready whatever the dependencies say: answered at once, without asking them.
+  if (draining) return { ready: false, checks: { broker: "draining" } };
   const checks: Record<string, string> = {};
-  if (draining) checks.broker = "draining";
-  else if (!broker.started) checks.broker = "starting";
+  if (!broker.started) checks.broker = "starting";
   else checks.broker = "ok";
   await Promise.all(
     dependencyChecks(broker).map(async (c) => {

@@ -37,6 +37,7 @@ import type { Method, Operation } from "../../lib/operations";
 import { RouteCatalog, type AnnouncedService } from "./catalog";
 import { buildOpenApi, serveDocument } from "./openapi";
 import { serveConsole } from "./console";
+import { settledWithin } from "../../lib/wait";
 import { PrincipalCache, TokenCache } from "./principals";
 import { apiEvents, type SignInLocked } from "./contract";
 import { SESSION_SCHEMAS, sessionActions } from "./session.actions";
@@ -101,10 +102,14 @@ interface ApiLocals {
   knownAddresses: LocalCache<boolean>;
   /** The console's sessions, in the cacher. */
   sessions: SessionStore;
+  /** From SIGTERM on (bin/runtime.ts drain): every answer closes its connection, so clients reconnect elsewhere. */
+  draining: boolean;
 }
 
 interface ApiMethods {
   readinessCheck(): Promise<void>;
+  beginDrain(): void;
+  finishDrain(timeoutMs: number): Promise<void>;
   refreshRoutes(): boolean;
   originOf(req: GatewayRequest): ClientOrigin;
   signIn<T>(ctx: Context<unknown, GatewayMeta>, username: string | null, verify: () => Promise<T>): Promise<T>;
@@ -236,6 +241,10 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     const server = (this as unknown as { server?: Server }).server;
     // Before moleculer-web's own listener: every answer, whoever makes it, carries these.
     server?.prependListener("request", setSecurityHeaders);
+    this.draining = false;
+    server?.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+      if (this.draining) res.setHeader("Connection", "close");
+    });
     server?.on("clientError", answerClientError);
     // An `Expect` other than 100-continue: Node's own 417 has no body; this one has the envelope.
     server?.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
@@ -260,6 +269,29 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
   },
 
   methods: {
+    /** SIGTERM: still serving, but no connection is kept open for more. */
+    beginDrain(): void {
+      this.draining = true;
+    },
+
+    /**
+     * After the grace: no new connection; the requests in flight complete (their answers close
+     * their connections), idle keep-alive connections are closed; whatever is still open after
+     * `timeoutMs` is cut. moleculer-web's own stop then finds the server closed.
+     */
+    async finishDrain(timeoutMs: number): Promise<void> {
+      this.draining = true;
+      const server = (this as unknown as { server?: Server }).server;
+      if (!server?.listening) return;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (!(await settledWithin(closed, timeoutMs))) {
+        this.logger.warn(`requests still in flight after ${timeoutMs} ms of draining: their connections are closed`);
+        server.closeAllConnections();
+        await closed;
+      }
+    },
+
     /**
      * For /ready (lib/health.ts): an api that reaches none of the services its routes need would
      * answer every request 503, so a load balancer must not send it any.

@@ -99,8 +99,11 @@ describe("base installation", () => {
     }
     const sleep = Number(c.lifecycle.preStop.exec.command.at(-1));
     expect(sleep).toBeGreaterThan(0);
-    // preStop, then the broker's drain of in-flight work (tracking shutdownTimeout 10 s).
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + 10 + 5);
+    // preStop, then the process's drain (grace, in-flight HTTP), then the broker's (tracking shutdownTimeout 10 s).
+    const settings = find(base, "ConfigMap", "ims-config")!.data;
+    const drain = Number(settings.DRAIN_GRACE_S) + Number(settings.DRAIN_TIMEOUT_S);
+    expect(drain).toBeGreaterThan(0);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + drain + 10 + 5);
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(d.spec.template.metadata.annotations["prometheus.io/port"]).toBe(String(healthPort));
   });
