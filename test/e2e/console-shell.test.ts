@@ -96,6 +96,28 @@ describe("the overview", () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("keeps a user whose modules refuse a route signed in: a refusal of rights is not a lost session", async () => {
+    const user = await makeUser(c.t.http, {
+      username: "alerts.only@example.com",
+      user_type: "general-user",
+      site_id: place.site_id,
+      plant_id: place.plant_id,
+      modules: ["Alerting"],
+    });
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, user);
+    await page.getByText("needs the Configuration module").waitFor();
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link").allTextContents()).resolves.toEqual(["Overview", "Alerts"]);
+    // A route of a module not granted answers 401; the page stays signed in.
+    const status = await page.evaluate(async () => (await fetch("/_config/sites/_list", { headers: { "X-Requested-With": "ims-console" } })).status);
+    expect(status).toBe(401);
+    await page.getByRole("link", { name: "Alerts" }).click();
+    await page.getByRole("heading", { name: "Alerts" }).waitFor();
+    expect(await page.getByRole("heading", { name: "Sign in" }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 describe("the session", () => {

@@ -47,7 +47,9 @@ export async function api(method, path, { query, body, raw = false, retried = fa
     credentials: "same-origin",
     signal,
   });
-  if (res.status === 401 && !retried && !path.startsWith("/_auth/")) {
+  // A 401 is either a lost session or a refusal of the user's rights (a module not granted, a
+  // user type that may not): only the first brings the sign-in back.
+  if (res.status === 401 && !retried && !path.startsWith("/_auth/") && (await whoAmI()) === null) {
     await onSessionLost();
     return api(method, path, { query, body, raw, retried: true, signal });
   }

@@ -59,6 +59,15 @@ function AlertCounts({ active, functionId }) {
 }
 
 export default function Overview({ user }) {
+  if (!user.modules.includes("Configuration")) {
+    return html`<${Page} title="Overview">
+      <p class="muted">The tree of sites, plants and assets needs the Configuration module, which your account does not have. The views in the navigation are those of your modules.</p>
+    </${Page}>`;
+  }
+  return html`<${Tree} user=${user} />`;
+}
+
+function Tree({ user }) {
   const { data, error, loading } = useData(() => loadTree(user), [user.username], REFRESH_MS);
   const tools = html`<span class="muted small" aria-live="off">${loading ? "Refreshing…" : `Refreshed every ${REFRESH_MS / 1000} s`}</span>`;
   return html`<${Page} title="Overview" tools=${tools}>
