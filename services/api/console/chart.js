@@ -113,6 +113,20 @@ function markersPlugin(markers) {
   };
 }
 
+/** The y range of the data widened to hold the limits, unless a limit is far off (it would flatten the trend). */
+function yRangeWith(min, max, thresholds) {
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  const span = Math.max(max - min, Math.abs(max) * 0.05, 1e-6);
+  let lo = min;
+  let hi = max;
+  for (const t of thresholds) {
+    if (t.value > hi && t.value - min <= 4 * span) hi = t.value;
+    if (t.value < lo && max - t.value <= 4 * span) lo = t.value;
+  }
+  const pad = (hi - lo) * 0.06 || 1;
+  return [lo - pad, hi + pad];
+}
+
 /**
  * A trend of one tag from a history answer (EXTENSIONS.md §2): the mean as a line, min..max as a
  * band (so that a spike survives the zoom-out), thresholds as dashed lines, markers as verticals.
@@ -123,13 +137,15 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
   const points = history?.points ?? [];
   const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
   const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}`;
+  let zoomedAt = 0;
   const box = usePlot(
     (width) => ({
       width,
       height,
       title,
       cursor: { drag: { x: true, y: false, setScale: false } },
-      scales: { x: { time: true } },
+      // The limits stay in view (ISA-101: a value is read against its limits), within 4× the data's span.
+      scales: { x: { time: true }, y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) } },
       axes: [{}, { label: unit, size: 60 }],
       series: [
         {},
@@ -146,6 +162,7 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
             const from = u.posToVal(u.select.left, "x") * 1000;
             const to = u.posToVal(u.select.left + u.select.width, "x") * 1000;
             u.setSelect({ left: 0, width: 0, top: 0, height: 0 }, false);
+            zoomedAt = performance.now();
             onZoom?.(Math.round(from), Math.round(to));
           },
         ],
@@ -153,6 +170,8 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
           (u) => {
             if (!onPick) return;
             u.over.addEventListener("click", () => {
+              // The mouse-up that ends a drag-to-zoom is also a click: not a pick.
+              if (performance.now() - zoomedAt < 300) return;
               const idx = u.cursor.idx;
               if (idx !== null && idx !== undefined) onPick(Math.round(u.data[0][idx] * 1000));
             });
@@ -179,7 +198,8 @@ export function BarChart({ times, values, unit = "", label = "value", limit, hei
       width,
       height,
       title,
-      scales: { x: { time: true } },
+      // Bars start at zero: a bar's height is its amount (a 1 % difference must not look like double).
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max ?? 0, limit?.value ?? 0, 1e-9) * 1.1] } },
       axes: [{}, { label: unit, size: 50 }],
       series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
       plugins: limit ? [thresholdsPlugin([limit])] : [],
