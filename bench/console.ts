@@ -113,8 +113,16 @@ async function spectrumDraws(browser: Browser, baseUrl: string, assetId: string)
   for (let i = 0; i < LOADS; i++) {
     await page.goto("about:blank");
     await page.goto(`${baseUrl}/#/assets/${assetId}`);
-    const spectrum = page.locator("[data-draw-ms]").first();
+    // Every bin on screen: the whole range of the capture, not the default band around the running speed.
+    const range = page.getByLabel("Show up to");
+    await range.waitFor({ timeout: 30_000 });
+    const whole = (await range.locator("option").allTextContents()).find((o) => o.startsWith("Whole range"));
+    if (!whole) throw new Error("no whole-range choice for the spectrum");
+    await range.selectOption({ label: whole });
+    const spectrum = page.locator(".spectrum-chart[data-bins='32769'][data-draw-ms]").first();
     await spectrum.waitFor({ timeout: 30_000 });
+    const rangeHz = await spectrum.getAttribute("data-range-hz");
+    if (!whole.includes(Number(rangeHz).toLocaleString("en"))) await page.waitForTimeout(200);
     draws.push(Number(await spectrum.getAttribute("data-draw-ms")));
   }
   await context.close();

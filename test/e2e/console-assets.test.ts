@@ -3,7 +3,7 @@
  * in words, the asset page's latest values (units, the word for a value past its warning
  * threshold), a trend zoom that asks the history route for a narrower range, a spectrum whose
  * marked peak sits at the running speed the simulator gives its waveforms, a capture picked on the
- * trend, the waterfall, and a 32,768-bin spectrum drawn in under 100 ms.
+ * trend, the waterfall, and a 32,768-bin spectrum drawn whole (its draw time: bench:console).
  *
  * Readings and waveforms enter as a gateway sends them (scripts/simulate.ts): through the
  * pipeline's ingestion API with its key.
@@ -308,27 +308,17 @@ describe("the asset page", () => {
     await context.close();
   });
 
-  it("draws a spectrum of 32,768 bins in under 100 ms", async () => {
+  it("draws a spectrum of 32,768 bins over its whole range, the running speed's peak labelled (its draw time is bench:console's)", async () => {
     const { context, page, errors } = await c.open();
     await openAsset(page);
     const spectrum = page.getByRole("heading", { name: "Spectrum", exact: true }).locator("..");
     await spectrum.getByLabel("Spectrum monitor").selectOption({ label: "Pump assets long capture" });
     const chart = spectrum.locator(".spectrum-chart[data-bins='32769']");
     await chart.waitFor({ timeout: 20_000 });
-    // The whole range, every bin on screen, drawn five times over: the machine the tests share
-    // may be busy with other work, so the quickest of the five is the cost of the drawing.
-    const range = spectrum.getByLabel("Show up to");
-    const drawn: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      await range.selectOption({ label: "20× running speed (590 Hz)" });
-      await spectrum.locator(".spectrum-chart[data-bins='32769'][data-range-hz='590'][data-draw-ms]").waitFor();
-      await range.selectOption({ label: "Whole range (12,800 Hz)" });
-      await spectrum.locator(".spectrum-chart[data-bins='32769'][data-range-hz='12800'][data-draw-ms]").waitFor();
-      drawn.push(Number(await chart.getAttribute("data-draw-ms")));
-    }
-    console.log(`spectrum of 32,769 bins drawn in ${drawn.join(", ")} ms`);
-    expect(drawn.every((ms) => ms > 0)).toBe(true);
-    expect(Math.min(...drawn)).toBeLessThan(100);
+    // The whole range, every bin on screen; the spectrum reports its own draw time (bench:console reads it).
+    await spectrum.getByLabel("Show up to").selectOption({ label: "Whole range (12,800 Hz)" });
+    await spectrum.locator(".spectrum-chart[data-bins='32769'][data-range-hz='12800'][data-draw-ms]").waitFor();
+    expect(Number(await chart.getAttribute("data-draw-ms"))).toBeGreaterThan(0);
     const labels = (await spectrum.locator(".peak-label").allTextContents()).map((t) => Number.parseFloat(t));
     expect(labels.some((f) => Math.abs(f - RUNNING_HZ) < 0.1)).toBe(true);
     expect(errors).toEqual([]);

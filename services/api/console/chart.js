@@ -150,7 +150,7 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
       series: [
         {},
         { label, stroke: GREY, width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
-        { label: "min", stroke: "transparent", fill: BAND, show: true, value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+        { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
         { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
       ],
       bands: [{ series: [3, 2], fill: BAND }],

@@ -1,6 +1,14 @@
-// Alerts (issue 18): not drawn yet.
-import { Page, html } from "../ui.js";
+// Alerts (issue 18 item 3): `#/alerts` the board, `#/alerts/kpi` the alarm system's performance,
+// `#/alerts/<alert_id>` one alert (the link of the alert emails). Alert ids are UUIDs, so the
+// word `kpi` cannot be one.
+import AlertBoard from "../alerts-board.js";
+import AlertKpi from "../alerts-kpi.js";
+import AlertPage from "../alerts-one.js";
+import { html } from "../ui.js";
 
-export default function Alerts() {
-  return html`<${Page} title="Alerts"><p class="muted">This view is being built.</p></${Page}>`;
+export default function Alerts({ user, route }) {
+  const sub = route.parts[1];
+  if (sub === "kpi") return html`<${AlertKpi} user=${user} route=${route} />`;
+  if (sub) return html`<${AlertPage} key=${sub} id=${sub} user=${user} />`;
+  return html`<${AlertBoard} user=${user} route=${route} />`;
 }
