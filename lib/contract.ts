@@ -77,6 +77,11 @@ export interface RequestMeta {
   user: Principal;
   /** Set by the gateway on ingestion routes: the pipeline's bearer key. */
   ingestKey?: string;
+  /**
+   * Set by the gateway on ingestion routes that carry an `Idempotency-Key` header: the key as
+   * sent (the service checks it) and sha256 of the raw body in hex (EXTENSIONS.md §6).
+   */
+  idempotency?: { key: string; fingerprint: string };
   /** Set by the gateway when the caller signed in with an API token (auth's tokens); never the token itself. */
   token?: { token_id: string; scope: "read" | "write" };
   /** Set by the gateway on every route: the caller's address (the socket's peer, or X-Forwarded-For from a TRUST_PROXY proxy). */

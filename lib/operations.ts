@@ -77,7 +77,7 @@ export interface FieldDoc {
   type?: DocType;
   enum?: (string | number)[];
   /** Where the field is read from; by default path parameters from the path, the rest from the query (GET, DELETE) or the body. */
-  in?: "query" | "body";
+  in?: "query" | "body" | "header";
   /** Required or not, where the handler decides rather than the params schema (the spec's own messages). */
   required?: boolean;
   /** Accepted but not documented: fields a record read back may carry, never written. */

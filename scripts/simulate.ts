@@ -19,7 +19,12 @@
  * same ingestion API, with a triaxial capture of each condition monitor every hour; then it goes
  * on as above (heartbeats, actions, streaming once started). Values follow the same model, so a
  * month's trend shows the day's load cycle and the 10-minute swing in its extremes.
+ *
+ * Every batch of readings and every capture carries its own `Idempotency-Key`; one that fails
+ * (no answer within REQUEST_TIMEOUT_MS, a lost connection, 409, 429 or 5xx) is sent again with
+ * the same key and body after a growing wait, at most RETRIES times: stored once whatever was lost.
  */
+import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 
 interface Args {
@@ -133,16 +138,70 @@ function args(): Args {
 const a = args();
 const base = `${a.url}/_ingest/pipelines/${a.pipeline}`;
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${a.key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const parsed = text ? (JSON.parse(text) as unknown) : undefined;
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return parsed as T;
+/** An answer that is not 2xx; `status` undefined: none came (a lost connection, a timeout). */
+class CallError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** How long a request may go unanswered before it counts as lost (and is sent again, if it has a key). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+async function call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(base + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${a.key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new CallError(`${method} ${path}: no answer (${cause})`);
+  }
+  const text = await res.text().catch(() => "");
+  if (!res.ok) throw new CallError(`${method} ${path}: ${res.status} ${text}`, res.status);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Sends after a failure, each after twice the wait before it (with jitter), up to BACKOFF_MAX_MS. */
+const RETRIES = 6;
+const BACKOFF_MS = 500;
+const BACKOFF_MAX_MS = 10_000;
+
+/** Worth sending again: no answer, in progress elsewhere (409), throttled, or the service's fault or absence. */
+function retryable(err: unknown): boolean {
+  if (!(err instanceof CallError)) return false;
+  const { status } = err;
+  return status === undefined || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * A batch or a capture, as a gateway must send it: one Idempotency-Key for it, and the same key
+ * and bytes on every retry, so that a send whose answer was lost is not stored twice.
+ */
+async function send<T>(path: string, body: unknown): Promise<T> {
+  const key = randomUUID();
+  const text = JSON.stringify(body);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call<T>("POST", path, text, key);
+    } catch (err) {
+      if (!retryable(err) || attempt > RETRIES) throw err;
+      const wait = Math.round(Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2));
+      log(`${(err as Error).message}; sending again in ${wait} ms with the same key (${attempt}/${RETRIES})`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
 
 const log = (msg: string) => console.log(`${new Date().toISOString()} ${msg}`);
@@ -235,7 +294,7 @@ interface IngestAnswer {
 async function capture(m: MonitorConfig, ts: number): Promise<void> {
   const tag = m.tags.find((t) => /mm\/s|g$/i.test(t.tag_unit))?.tag_name ?? m.tags[0]?.tag_name ?? "vibration";
   for (const axis of ["x", "y", "z"] as const) {
-    await call("POST", "/waveforms", { monitor_id: m.monitor_id, tag, axis, ts, sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
+    await send("/waveforms", { monitor_id: m.monitor_id, tag, axis, ts, sample_rate_hz: SAMPLE_RATE, samples: waveform(m, axis) });
   }
 }
 
@@ -268,7 +327,7 @@ async function backfill(config: GatewayConfig, phases: Map<string, number>, span
   let reported = t0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const res = await call<IngestAnswer>("POST", "/readings", { readings: batch });
+    const res = await send<IngestAnswer>("/readings", { readings: batch });
     accepted += res.accepted;
     rejected += res.rejected.length;
     if (res.rejected.length && !firstRejection) firstRejection = res.rejected[0]!.reason;
@@ -341,7 +400,7 @@ async function main(): Promise<void> {
       m.tags.map((tag) => ({ monitor_id: m.monitor_id, tag_id: tag.tag_id, ts: now, value: valueOf(m, tag, now, dtS, phases.get(`${m.monitor_id}/${tag.tag_id}`) ?? 0) })),
     );
     if (readings.length === 0) return;
-    const res = await call<IngestAnswer>("POST", "/readings", { readings });
+    const res = await send<IngestAnswer>("/readings", { readings });
     sent += res.accepted;
     if (res.rejected.length) log(`rejected: ${JSON.stringify(res.rejected.slice(0, 3))}`);
   });

@@ -110,13 +110,14 @@ export const DOCS_PAGE = `<!doctype html>
     form.addEventListener("submit", function (e) {
       e.preventDefault();
       var url = path, query = new URLSearchParams();
+      // The console's mark: a 401 then carries no Basic challenge, whose browser prompt would cover the page.
+      var headers = { "X-Requested-With": "ims-console" };
       Object.keys(inputs).forEach(function (name) {
         var v = inputs[name].input.value;
         if (inputs[name].field.in === "path") url = url.replace("{" + name + "}", encodeURIComponent(v));
+        else if (inputs[name].field.in === "header") { if (v !== "") headers[name] = v; }
         else if (v !== "") query.append(name, v);
       });
-      // The console's mark: a 401 then carries no Basic challenge, whose browser prompt would cover the page.
-      var headers = { "X-Requested-With": "ims-console" };
       var security = (op.security || []).map(function (s) { return Object.keys(s)[0]; });
       if (security.indexOf("basicAuth") >= 0) {
         headers.Authorization = "Basic " + btoa(unescape(encodeURIComponent(document.getElementById("username").value + ":" + document.getElementById("password").value)));

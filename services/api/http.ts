@@ -78,9 +78,13 @@ function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** Reads the body of any method (some GET and DELETE operations of the spec take one). */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+/**
+ * Reads the body of any method (some GET and DELETE operations of the spec take one). `onRaw`
+ * sees the bytes as sent, before they are parsed (an idempotent request's fingerprint).
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number, onRaw?: (raw: Buffer) => void): Promise<Record<string, unknown>> {
   const raw = await readRaw(req, limit);
+  onRaw?.(raw);
   const text = raw.toString("utf8");
   if (text.trim() === "") return {};
   if (!isJson(req.headers["content-type"])) throw new DomainError(400, "Invalid content type");

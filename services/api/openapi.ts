@@ -89,7 +89,7 @@ function objectSchema(props: Record<string, unknown> | undefined): JsonSchema {
 
 interface Field {
   name: string;
-  in: "path" | "query" | "body";
+  in: "path" | "query" | "body" | "header";
   required: boolean;
   schema: JsonSchema;
 }

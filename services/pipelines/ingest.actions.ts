@@ -3,13 +3,33 @@
  * key as the bearer token, sends readings, waveforms and heartbeats, fetches its configuration,
  * and polls and acks its start/stop actions.
  */
+import type { FieldDoc } from "../../lib/operations";
 import { EPOCH_MS } from "../../lib/validation";
 import type { Ctx, PipelinesActions } from "./context";
 import * as ingest from "./ingest";
 import { MSG } from "./messages";
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "./idempotency";
 import { EXAMPLE, INGEST_ID } from "./openapi";
 import { COMPONENTS, MAX_READINGS, MAX_SAMPLES, type Component } from "./rules";
 import { idParams, text } from "./schemas";
+
+/** The header both sending routes take (EXTENSIONS.md §6), documented where the routes are. */
+const IDEMPOTENCY_KEY_DOC: FieldDoc = {
+  in: "header",
+  type: "string",
+  description:
+    "optional, 1-255 printable characters, a new one per request and the same one on each retry of it (kept 24 h, per pipeline): " +
+    `a repeat with the same body answers what the first answered (with \`${REPLAYED_HEADER}: true\`) and stores nothing again, even when ` +
+    "the first was stored but its answer was lost; the same key with another body is refused (422); a repeat while the first is " +
+    "still being stored answers 409 (wait and retry)",
+  example: "gw-7f3a2c-000172",
+};
+
+const IDEMPOTENCY_ERRORS: [number, string][] = [
+  [400, MSG.invalidInput(IDEMPOTENCY_HEADER)],
+  [409, MSG.idempotencyInProgress],
+  [422, MSG.idempotencyKeyReused],
+];
 
 export const ingestActions: PipelinesActions = {
   "ingest.readings": {
@@ -19,9 +39,11 @@ export const ingestActions: PipelinesActions = {
       summary: "Send readings (up to 10,000 a request)",
       description:
         "Each reading is kept or rejected on its own: one for a monitor or tag the pipeline does not map, older than the site's " +
-        "retention or more than a day ahead is rejected with its reason. Kept readings are durable once answered.",
+        "retention or more than a day ahead is rejected with its reason. Kept readings are durable once answered. " +
+        `Send an ${IDEMPOTENCY_HEADER} with each batch and retry a failed or unanswered one with the same key: it is stored once.`,
       fields: {
         pipeline_id: INGEST_ID,
+        [IDEMPOTENCY_HEADER]: IDEMPOTENCY_KEY_DOC,
         readings: {
           type: "$Reading[]",
           description: `at most ${MAX_READINGS}`,
@@ -32,7 +54,7 @@ export const ingestActions: PipelinesActions = {
         },
       },
       answer: { schema: "$IngestAnswer", example: { accepted: 1, rejected: [{ index: 1, reason: MSG.tagNotMapped }] } },
-      errors: [[400, MSG.tooManyReadings], [400, MSG.invalidInput("readings")]],
+      errors: [[400, MSG.tooManyReadings], [400, MSG.invalidInput("readings")], ...IDEMPOTENCY_ERRORS],
     },
     params: {
       ...idParams,
@@ -49,9 +71,12 @@ export const ingestActions: PipelinesActions = {
       routes: ["POST /_ingest/pipelines/:pipeline_id/waveforms"],
       group: "ingest",
       summary: "Send a vibration capture",
-      description: "Its spectrum and peaks become what the condition monitoring FFT operations answer.",
+      description:
+        "Its spectrum and peaks become what the condition monitoring FFT operations answer. " +
+        `With an ${IDEMPOTENCY_HEADER}, a retried capture is stored once.`,
       fields: {
         pipeline_id: INGEST_ID,
+        [IDEMPOTENCY_HEADER]: IDEMPOTENCY_KEY_DOC,
         monitor_id: { description: "a monitor the pipeline is mapped to", example: EXAMPLE.monitor_id },
         tag: { description: "the monitor's tag the capture is of", example: "vib" },
         axis: { description: "the sensor's axis", example: "x" },
@@ -64,7 +89,7 @@ export const ingestActions: PipelinesActions = {
         },
       },
       answer: { id: true },
-      errors: [[400, MSG.invalidInput("monitor_id")], [400, MSG.monitorNotMapped], [400, MSG.waveformInFuture]],
+      errors: [[400, MSG.invalidInput("monitor_id")], [400, MSG.monitorNotMapped], [400, MSG.waveformInFuture], ...IDEMPOTENCY_ERRORS],
     },
     params: {
       ...idParams,

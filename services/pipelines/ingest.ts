@@ -3,7 +3,8 @@
  * ingest key, sends readings, waveforms and heartbeats, and polls and acks its actions.
  *
  * A reading answered 200 is durable: the batch, its counters and its stream message are one
- * transaction, and the message leaves through the outbox (mixins/stream.mixin.ts).
+ * transaction, and the message leaves through the outbox (mixins/stream.mixin.ts). With an
+ * `Idempotency-Key`, the key and the answer are in that transaction too (idempotency.ts).
  */
 import { SharedCache } from "../../lib/cache";
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
@@ -12,6 +13,7 @@ import { isId, newId } from "../../lib/ids";
 import { countDomain } from "../../lib/metrics";
 import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/contract";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
+import { claimKey, keyedRequest, replayed, type KeyedRequest, type Replay } from "./idempotency";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type Component } from "./rules";
@@ -61,16 +63,28 @@ export interface ReadingsInput {
 
 export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>) {
   if (ctx.params.readings.length > MAX_READINGS) throw badRequest(MSG.tooManyReadings);
+  const keyed = keyedRequest(ctx, "readings");
   const pipeline = await authenticate(env, ctx);
   const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
   const now = Date.now();
   const days = await retentionDays(env, ctx, pipeline.site_id);
   const { accepted, rejected } = checkReadings(ctx.params.readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
-  if (accepted.length > 0) await storeBatch(env, pipeline, accepted);
+  const answer = { accepted: accepted.length, rejected };
+  // With a key, even a batch with nothing to keep records its answer: a repeat answers it as it was.
+  if (accepted.length > 0 || keyed) {
+    const replay = await storeBatch(env, pipeline, accepted, keyed && { request: keyed, answer });
+    if (replay) return replayed(ctx, replay);
+  }
   // Counted once the batch is durable: a write that failed is answered 500 and sent again whole.
   countDomain(ctx.broker, "readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
   countDomain(ctx.broker, "readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
-  return { accepted: accepted.length, rejected };
+  return answer;
+}
+
+/** A keyed request as a store sees it: the key to claim, and the answer to record with it. */
+interface KeyedStore {
+  request: KeyedRequest;
+  answer: unknown;
 }
 
 /**
@@ -79,8 +93,12 @@ export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>)
  */
 export const STREAM_BATCH_READINGS = 2000;
 
-/** The request's readings, their stream messages (one batch each, in order), and the pipeline's counters, in one transaction. */
-async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: Reading[]): Promise<void> {
+/**
+ * The request's readings, their stream messages (one batch each, in order), the pipeline's
+ * counters and the request's key, in one transaction; what the key's first request answered
+ * when it was used before (nothing is stored then).
+ */
+async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: Reading[], keyed?: KeyedStore): Promise<Replay | undefined> {
   const batches: ReadingBatch[] = [];
   for (let i = 0; i < readings.length; i += STREAM_BATCH_READINGS) {
     const part = readings.slice(i, i + STREAM_BATCH_READINGS);
@@ -90,23 +108,29 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
   await env.partitions.ensure(env.db, days);
   const write = () =>
     env.db.transaction(async (tx) => {
+      // First: a repeat stops here, before it has written anything.
+      const replay = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed.request, keyed.answer));
+      if (replay) return replay;
       for (const batch of batches) {
         await repo.insertReadings(tx, batch, batch.readings, config().historyRollups);
         // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
         await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       }
-      await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
+      if (readings.length > 0) await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
+      return undefined;
     });
+  let replay: Replay | undefined;
   try {
-    await write();
+    replay = await write();
   } catch (err) {
     if (!isNoPartition(err)) throw err;
     // A partition this process believed in is gone (another replica's retention run): make it again.
     await env.partitions.refresh(env.db);
     await env.partitions.ensure(env.db, days);
-    await write();
+    replay = await write();
   }
-  env.streams.flush();
+  if (!replay) env.streams.flush();
+  return replay;
 }
 
 export interface WaveformInput {
@@ -120,6 +144,7 @@ export interface WaveformInput {
 }
 
 export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>) {
+  const keyed = keyedRequest(ctx, "waveforms");
   const pipeline = await authenticate(env, ctx);
   const p = ctx.params;
   if (!isId(p.monitor_id)) throw badRequest(MSG.invalidInput("monitor_id"), "monitor_id");
@@ -140,13 +165,18 @@ export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>)
     sample_rate_hz: p.sample_rate_hz,
     samples: p.samples,
   };
-  await env.db.transaction(async (tx) => {
+  const answer = { id: message.waveform_id };
+  const replay = await env.db.transaction(async (tx) => {
+    const first = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed, answer));
+    if (first) return first;
     await repo.insertWaveform(tx, message, Date.now());
     await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message, message.pipeline_id);
     await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
+    return undefined;
   });
+  if (replay) return replayed(ctx, replay);
   env.streams.flush();
-  return { id: message.waveform_id };
+  return answer;
 }
 
 export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {

@@ -59,4 +59,8 @@ export const MSG = {
   waveformInFuture: "Waveform time is in the future",
   heartbeatInFuture: "Heartbeat time is in the future",
   tooManyReadings: "Too many readings: at most 10000 a request",
+
+  // Idempotent ingestion (EXTENSIONS.md §6); a key that is not 1-255 printable characters is `Invalid input: Idempotency-Key`
+  idempotencyKeyReused: "Idempotency key reused with a different body",
+  idempotencyInProgress: "Request with this Idempotency-Key is in progress",
 } as const;

@@ -19,6 +19,7 @@ import { StreamMixin } from "../../mixins/stream.mixin";
 import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
 import { pipelinesEvents, type PipelinesChanged } from "./contract";
 import { historyActions } from "./history.actions";
+import { purgeKeys } from "./idempotency";
 import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
 import { ingestActions } from "./ingest.actions";
@@ -43,6 +44,13 @@ const jobs: PeriodicJobs<PipelinesThis> = {
     everyMs: () => Math.min(5000, Math.max(100, Math.floor(config().pipelineActionTimeoutMs / 4))),
     run() {
       return sweepOverdueActions(this.env);
+    },
+  },
+  // A gateway's Idempotency-Key is kept 24 h: lookups ignore older ones, this drops them (any replica, any number of times).
+  idempotencyKeys: {
+    everyMs: HOUR_MS,
+    run() {
+      return purgeKeys(this.env);
     },
   },
   partitionsAhead: {
