@@ -5,6 +5,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Server as NetServer } from "node:net";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { hasModule, type Principal } from "../../lib/access";
@@ -276,15 +277,19 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
 
     /**
      * After the grace: no new connection; the requests in flight complete (their answers close
-     * their connections), idle keep-alive connections are closed; whatever is still open after
-     * `timeoutMs` is cut. moleculer-web's own stop then finds the server closed.
+     * their connections) and idle keep-alive connections end at their keep-alive timeout, which
+     * clients know from the `Keep-Alive` header and do not reuse a connection close to. Closing
+     * them at once (http's `server.close()` does) races a client writing its next request on one:
+     * ECONNRESET. Whatever is still open after `timeoutMs` is cut. moleculer-web's own stop then
+     * finds the server closed.
      */
     async finishDrain(timeoutMs: number): Promise<void> {
       this.draining = true;
       const server = (this as unknown as { server?: Server }).server;
       if (!server?.listening) return;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // net's close: the listening socket only; 'close' comes once every connection has ended.
+      const closed = new Promise<void>((resolve) => server.once("close", () => resolve()));
+      NetServer.prototype.close.call(server);
       if (!(await settledWithin(closed, timeoutMs))) {
         this.logger.warn(`requests still in flight after ${timeoutMs} ms of draining: their connections are closed`);
         server.closeAllConnections();
