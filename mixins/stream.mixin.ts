@@ -40,6 +40,9 @@
  *   this.streams.flush();
  *
  * The outbox table comes from OUTBOX_SQL then OUTBOX_KEY_SQL in the service's migrations.
+ * `StreamMixin({ outbox: true, batched: ["audit"] })` publishes each drain's messages of the named
+ * streams as one message, the JSON array of their data (lib/streams/outbox.ts); their consumers
+ * take an array as well as one message's data.
  *
  * List StreamMixin before DbMixin in `mixins`, so the database opens before and closes after it.
  */
@@ -90,6 +93,13 @@ export interface StreamMixinOptions {
   outbox?: boolean;
   /** How often the drainer looks for staged messages it was not told about. */
   drainIntervalMs?: number;
+  /**
+   * Streams whose staged messages a drain publishes together as one message, the JSON array of
+   * their data in the order staged (OutboxOptions.batched): for streams of many small messages
+   * (the audit trail's entries) whose consumers take an array. Every producer of such a stream
+   * declares it; its consumers also take a single message's data (what was published before).
+   */
+  batched?: readonly string[];
 }
 
 interface StreamLocals {
@@ -105,7 +115,7 @@ export function StreamMixin(opts: StreamMixinOptions = {}): Partial<ServiceSchem
       const self = this as Service & StreamLocals;
       const adapter = createStreamAdapter(config(), this.logger);
       await adapter.start();
-      const outbox = opts.outbox ? new Outbox(() => self.db, adapter, this.logger) : undefined;
+      const outbox = opts.outbox ? new Outbox(() => self.db, adapter, this.logger, { batched: opts.batched }) : undefined;
       self.streamOutbox = outbox;
       self.streams = {
         adapter,

@@ -15,6 +15,7 @@
  * - repo.ts: all of the service's SQL; openapi.ts: its resources as the docs show them.
  */
 import type { ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { AUDIT_STREAM } from "../../lib/audit";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
@@ -44,7 +45,7 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
   name: "alerting",
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
   // Its outbox publishes the alerts stream (OUTBOX_SQL in migrations.ts).
-  mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "alerting", migrations })],
+  mixins: [PeriodicMixin(), StreamMixin({ outbox: true, batched: [AUDIT_STREAM] }), DbMixin({ schema: "alerting", migrations })],
   settings: { openapi: { schemas: { ...ALERTING_SCHEMAS, ...KPI_SCHEMAS, ...SUPPRESSION_SCHEMAS, ...LIFECYCLE_SCHEMAS } } },
   streams: READINGS_STREAM,
   jobs: {

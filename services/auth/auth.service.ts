@@ -6,6 +6,7 @@
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { MODULES } from "../../lib/access";
+import { AUDIT_STREAM } from "../../lib/audit";
 import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
 import { MAX_OTP_REQUESTS_PER_EMAIL, RequestLimit } from "../../lib/throttle";
@@ -29,7 +30,7 @@ export { principalOf } from "./users";
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> = {
   name: "auth",
   // The stream mixin first (the database opens before it): its outbox stages the audit entries of auth's changes (lib/audit.ts).
-  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "auth", migrations })],
+  mixins: [StreamMixin({ outbox: true, batched: [AUDIT_STREAM] }), DbMixin({ schema: "auth", migrations })],
   settings: { openapi: { schemas: AUTH_SCHEMAS } },
 
   actions: {

@@ -22,12 +22,13 @@ import { list, optText } from "./params";
 const DEFAULT_LIMIT = 100;
 /** Rows read at a time by `_verify`. */
 const VERIFY_BATCH = 2000;
-/** Entries appended in one transaction at most. */
+/** Entries appended in one transaction at most, unless one message brings more (a batch is not split). */
 const APPEND_BATCH = 256;
 /**
- * How long an entry waits for others before its append starts: the stream hands out one message
- * per partition at a time, so the messages of the other partitions arrive within a few
- * milliseconds, and one transaction takes them all rather than one each.
+ * How long a single entry waits for others before its append starts. Messages of one entry each
+ * (published before batches) are keyed by entity, and the stream hands out one message per
+ * partition at a time, so the messages of the other partitions arrive within a few milliseconds,
+ * and one transaction takes them all rather than one each. A batch starts at once.
  */
 const GATHER_MS = 5;
 
@@ -170,22 +171,24 @@ export const auditActions: ConfigActions = {
 };
 
 /**
- * Appends entries as they come, many in one transaction: an entry waits GATHER_MS for others, and
- * entries that arrive while one is being written wait for the next, which takes them all (a
- * message is acked only once its entry is in).
+ * Appends entries as they come, many in one transaction: the entries of one message (a drain's
+ * batch) go in together, never split; a single entry (a message from before batches, or a test)
+ * waits GATHER_MS for others; and whatever arrives while one append is being written waits for
+ * the next, which takes it all (a message is acked only once its entries are in).
  */
 export class AuditAppender {
-  private queue: { entry: AuditEntry; done: (err?: unknown) => void }[] = [];
+  private queue: { entries: AuditEntry[]; done: (err?: unknown) => void }[] = [];
   private running = false;
 
   constructor(private readonly db: () => DataSource) {}
 
-  append(entry: AuditEntry): Promise<void> {
+  append(entries: AuditEntry | AuditEntry[]): Promise<void> {
+    const list = Array.isArray(entries) ? entries : [entries];
     return new Promise((resolve, reject) => {
-      this.queue.push({ entry, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.queue.push({ entries: list, done: (err) => (err === undefined ? resolve() : reject(err)) });
       if (!this.running) {
         this.running = true;
-        setTimeout(() => void this.drain(), GATHER_MS);
+        setTimeout(() => void this.drain(), list.length > 1 ? 0 : GATHER_MS);
       }
     });
   }
@@ -193,9 +196,14 @@ export class AuditAppender {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length) {
-        const batch = this.queue.splice(0, APPEND_BATCH);
+        // Whole messages, at least one, up to APPEND_BATCH entries when there are several.
+        let n = 0;
+        let size = 0;
+        do size += this.queue[n++]!.entries.length;
+        while (n < this.queue.length && size + this.queue[n]!.entries.length <= APPEND_BATCH);
+        const batch = this.queue.splice(0, n);
         try {
-          await repo.appendEntries(this.db(), batch.map((b) => b.entry));
+          await repo.appendEntries(this.db(), batch.flatMap((b) => b.entries));
           for (const b of batch) b.done();
         } catch (err) {
           for (const b of batch) b.done(err ?? new Error("audit append failed"));
@@ -208,10 +216,13 @@ export class AuditAppender {
 }
 
 /**
- * The `audit` stream, read by this service's replicas as the group "config". An entry is never
- * given up on (a lost entry would be a hole in the trail): a failing append is retried, holding
- * its partition back, until the database takes it. Partitions are the entities' (lib/audit.ts),
- * so many are handled at once and their entries appended together.
+ * The `audit` stream, read by this service's replicas as the group "config". A message is a
+ * producer's batch, the array of the entries one outbox drain took (lib/streams/outbox.ts,
+ * batchMessages), under one key, so batches come one at a time in the order published; or one
+ * entry, keyed by its entity, as producers published before batches. An entry is never given up
+ * on (a lost entry would be a hole in the trail): a failing append is retried, holding its
+ * partition back, until the database takes it. A batch delivered again appends nothing twice
+ * (appendEntries passes over the entry ids it has).
  */
 export const AUDIT_STREAM_CONSUMER: StreamConsumers<ConfigThis, AuditStreams> = {
   audit: {
@@ -219,7 +230,10 @@ export const AUDIT_STREAM_CONSUMER: StreamConsumers<ConfigThis, AuditStreams> = 
     concurrency: 16,
     maxDeliveries: Infinity,
     handler(data, message) {
-      return this.auditLog.append(normalizeEntry(data, message.id));
+      // Typed as one entry (what producers stage), delivered as an array when batched.
+      const delivered: unknown = data;
+      if (!Array.isArray(delivered)) return this.auditLog.append(normalizeEntry(delivered, message.id));
+      return this.auditLog.append(delivered.map((d: unknown, i) => normalizeEntry(d, `${message.id}#${i}`)));
     },
   },
 };

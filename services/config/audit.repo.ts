@@ -28,13 +28,15 @@ export async function appendEntries(db: DataSource, entries: AuditEntry[]): Prom
     const seen = new Set(found!.seen);
     let id = found!.id === null ? 0 : Number(found!.id);
     let prev = found!.hash ?? GENESIS;
-    const rows: (ChainedEntry & { prev_hash: string; hash: string })[] = [];
+    const rows: (ChainedEntry & { changes_text: string; prev_hash: string; hash: string })[] = [];
     for (const e of entries) {
       if (seen.has(e.entry_id)) continue;
       seen.add(e.entry_id);
       const entry: ChainedEntry = { ...e, id: ++id };
-      const hash = chainHash(prev, entry);
-      rows.push({ ...entry, prev_hash: prev, hash });
+      // The stored text of the changes is the one hashed: written once.
+      const changesText = canonicalJson(entry.changes);
+      const hash = chainHash(prev, entry, changesText);
+      rows.push({ ...entry, changes_text: changesText, prev_hash: prev, hash });
       prev = hash;
     }
     if (rows.length === 0) return 0;
@@ -57,7 +59,7 @@ export async function appendEntries(db: DataSource, entries: AuditEntry[]): Prom
         col("plant_id"),
         col("request_id"),
         col("client"),
-        rows.map((r) => canonicalJson(r.changes)),
+        col("changes_text"),
         col("prev_hash"),
         col("hash"),
       ],

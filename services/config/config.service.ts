@@ -13,7 +13,7 @@ import { LocalCache, SharedCache, type SharedGeneration } from "../../lib/cache"
 import { DomainError } from "../../lib/errors";
 import { withJsonText } from "../../lib/json-text";
 import { setTotal } from "../../lib/paging";
-import { auditedWrite, type AuditStreams } from "../../lib/audit";
+import { AUDIT_STREAM, auditedWrite, type AuditStreams } from "../../lib/audit";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamClient, type StreamConsumers } from "../../mixins/stream.mixin";
 import { assetActions } from "./assets.actions";
@@ -81,7 +81,7 @@ const SYSTEM: Principal = { username: "config", user_type: "saas-admin", site_id
 const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLocals> & { streams: StreamConsumers<ConfigThis, AuditStreams> } = {
   name: "config",
   // The stream mixin first: the database opens before the audit consumer starts and closes after it stops.
-  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "config", migrations })],
+  mixins: [StreamMixin({ outbox: true, batched: [AUDIT_STREAM] }), DbMixin({ schema: "config", migrations })],
   settings: { openapi: { schemas: { ...CONFIG_SCHEMAS, ...AUDIT_SCHEMAS } } },
   // Every service's audit entries, appended to the log (audit.actions.ts).
   streams: AUDIT_STREAM_CONSUMER,

@@ -10,6 +10,7 @@
  */
 import { Cron } from "croner";
 import type { Principal } from "../../lib/access";
+import { AUDIT_STREAM } from "../../lib/audit";
 import { config } from "../../lib/config";
 import type { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
@@ -33,7 +34,7 @@ const NEGATIVE_PROBE_MS = 60_000;
 const NotebooksService: NotebooksSchema = {
   name: "notebooks",
   // The stream mixin first (the database opens before it): its outbox stages the audit entries of notebook changes (lib/audit.ts).
-  mixins: [StreamMixin({ outbox: true }), DbMixin({ schema: "notebooks", migrations })],
+  mixins: [StreamMixin({ outbox: true, batched: [AUDIT_STREAM] }), DbMixin({ schema: "notebooks", migrations })],
   settings: { openapi: { schemas: NOTEBOOKS_SCHEMAS } },
 
   actions: {

@@ -10,6 +10,7 @@
  * minute and hour rollups written with the readings.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { AUDIT_STREAM } from "../../lib/audit";
 import { LocalCache } from "../../lib/cache";
 import { config } from "../../lib/config";
 import { DAILY_CHECK_MS } from "../../lib/daily-job";
@@ -71,7 +72,7 @@ const jobs: PeriodicJobs<PipelinesThis> = {
 
 const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, PipelinesLocals> & { jobs: PeriodicJobs<PipelinesThis> } = {
   name: "pipelines",
-  mixins: [PeriodicMixin(), StreamMixin({ outbox: true }), DbMixin({ schema: "pipelines", migrations, poolSize: 16 })],
+  mixins: [PeriodicMixin(), StreamMixin({ outbox: true, batched: [AUDIT_STREAM] }), DbMixin({ schema: "pipelines", migrations, poolSize: 16 })],
   settings: { openapi: { schemas: PIPELINES_SCHEMAS } },
   jobs,
 

@@ -3,6 +3,7 @@ import { auditEntry } from "../../../lib/audit";
 import type { Principal } from "../../../lib/access";
 import {
   auditScope,
+  canonicalEntry,
   canonicalJson,
   chainHash,
   GENESIS,
@@ -54,6 +55,49 @@ describe("canonicalJson", () => {
   it("writes one text for one value: keys sorted at every depth, no spaces", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: null, y: "x" }], c: true } })).toBe('{"a":{"c":true,"d":[1,{"y":"x","z":null}]},"b":1}');
     expect(canonicalJson({ a: undefined, b: Number.NaN })).toBe('{"b":null}');
+  });
+});
+
+describe("canonicalEntry", () => {
+  it("writes an entry as canonicalJson does, with or without the changes' text given", () => {
+    const entries: ChainedEntry[] = [
+      { ...auditEntry({ requestID: "r", meta: { client: "10.0.0.1" } }, { action: "update", entity_type: "monitor", entity_id: "m1", site_id: "s", changes: { "tags[0].thresholds.warning": ["7.1", 9], b: [null, { z: 1, a: [true, "x"] }] } }), id: 7 },
+      { ...auditEntry({ meta: {} }, { action: "sign_in_failure", entity_type: "user", entity_id: null, actor: { username: "who\"ever", user_type: null } }), id: 1 },
+    ];
+    for (const e of entries) {
+      expect(canonicalEntry(e)).toBe(canonicalJson(e));
+      expect(canonicalEntry(e, canonicalJson(e.changes))).toBe(canonicalJson(e));
+      expect(chainHash(GENESIS, e, canonicalJson(e.changes))).toBe(chainHash(GENESIS, e));
+    }
+    // Not the known fields (one missing, one more): the generic way, the same text.
+    const { client: _client, ...without } = entries[0]!;
+    expect(canonicalEntry(without as ChainedEntry)).toBe(canonicalJson(without));
+    const extra = { ...entries[0]!, note: "x" } as ChainedEntry;
+    expect(canonicalEntry(extra)).toBe(canonicalJson(extra));
+  });
+
+  it("keeps the hash of an entry appended before it was written field by field", () => {
+    const e: ChainedEntry = {
+      id: 3,
+      entry_id: "0b7e4f7c-2d7a-4c52-9d0e-6f1f2a3b4c5d",
+      at: 1_767_000_000_123,
+      actor: "asha.patil@example.com",
+      user_type: "plant-admin",
+      action: "update",
+      entity_type: "monitor",
+      entity_id: "1a2b",
+      site_id: "5d0c",
+      plant_id: null,
+      request_id: "req-1",
+      client: "10.20.4.17",
+      changes: { "tags[0].thresholds.warning": ["7.1", "9"], password: ["***", "***"] },
+    };
+    // The text and hash the generic walk gave before canonicalEntry existed.
+    expect(canonicalEntry(e)).toBe(
+      '{"action":"update","actor":"asha.patil@example.com","at":1767000000123,"changes":{"password":["***","***"],"tags[0].thresholds.warning":["7.1","9"]},' +
+        '"client":"10.20.4.17","entity_id":"1a2b","entity_type":"monitor","entry_id":"0b7e4f7c-2d7a-4c52-9d0e-6f1f2a3b4c5d","id":3,"plant_id":null,' +
+        '"request_id":"req-1","site_id":"5d0c","user_type":"plant-admin"}',
+    );
   });
 });
 
