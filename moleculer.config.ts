@@ -5,6 +5,8 @@
  */
 import type { BrokerOptions } from "moleculer";
 import { config, type AppConfig } from "./lib/config";
+import { DatabaseOutageMiddleware } from "./lib/errors";
+import { failoverRetryable, FailFastMiddleware } from "./lib/failfast";
 import { loggerOptions, RequestIdMiddleware } from "./lib/logging";
 import { metricsOptions } from "./lib/metrics";
 import { ParamsMiddleware } from "./lib/validation";
@@ -28,7 +30,12 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
       ? { type: "Redis", options: { prefix: `${cfg.namespace}-cache`, redis: { url: cfg.redisUrl }, ttl: 300 } }
       : { type: "Memory", options: { ttl: 300, clone: jsonClone } },
     requestTimeout: cfg.requestTimeoutMs,
-    retryPolicy: { enabled: false },
+    // Over NATS, a call whose node died is sent again to another replica, once lib/failfast.ts has
+    // found it gone and the call safe to repeat (a read, or ingestion with an Idempotency-Key);
+    // nothing else is retried. At once: the replica is picked afresh and the dead one is out.
+    retryPolicy: cfg.transporter
+      ? { enabled: true, retries: 2, delay: 0, maxDelay: 0, factor: 1, check: failoverRetryable }
+      : { enabled: false },
     circuitBreaker: {
       enabled: true,
       threshold: 0.5,
@@ -42,7 +49,7 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
     },
     registry: { strategy: "RoundRobin", preferLocal: true },
     validator: false,
-    middlewares: [RequestIdMiddleware, ParamsMiddleware],
+    middlewares: [RequestIdMiddleware, ParamsMiddleware, DatabaseOutageMiddleware, ...(cfg.transporter ? [FailFastMiddleware()] : [])],
     tracking: { enabled: true, shutdownTimeout: 10000 },
     metrics: metricsOptions(),
     tracing: { enabled: false },

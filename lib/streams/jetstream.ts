@@ -32,6 +32,7 @@ import {
   type JsMsg,
   type NatsConnection,
 } from "nats";
+import { isTransient } from "../errors";
 import { DEFAULT_PARTITIONS, partitionOf } from "./partitions";
 import type {
   DeadLetter,
@@ -54,6 +55,23 @@ const encoder = new TextEncoder();
 
 /** Back-off before a failed message is offered again: 1 s, 2 s, 4 s ... at most 30 s. */
 export const redeliveryDelayMs = (deliveries: number): number => Math.min(30000, 1000 * 2 ** Math.max(0, deliveries - 1));
+
+/** The longest wait between deliveries of a message that failed only because the database was away: it goes through soon after it is back. */
+export const TRANSIENT_RETRY_MAX_MS = 5000;
+
+/**
+ * Whether a failed delivery goes to the dead-letter subject. A message that failed because the
+ * database (or a service, for the same reason) was away says nothing against the message: it is
+ * offered again, however long the outage, rather than given up after `maxDeliveries` failures
+ * that would all have been the outage.
+ */
+export function givesUp(err: unknown, deliveries: number, maxDeliveries: number): boolean {
+  return deliveries >= maxDeliveries && !isTransient(err);
+}
+
+/** The wait before a failed message is offered again. */
+export const retryDelayMs = (err: unknown, deliveries: number): number =>
+  isTransient(err) ? Math.min(TRANSIENT_RETRY_MAX_MS, redeliveryDelayMs(deliveries)) : redeliveryDelayMs(deliveries);
 
 export function jetStreamNames(namespace: string, stream: string) {
   return {
@@ -279,7 +297,7 @@ export class JetStreamAdapter implements StreamAdapter {
       await handler({ id, stream, data, deliveries, publishedAt: Math.floor(m.info.timestampNanos / 1e6) });
       m.ack();
     } catch (err) {
-      if (deliveries >= maxDeliveries) {
+      if (givesUp(err, deliveries, maxDeliveries)) {
         const letter: DeadLetter = { id, stream, group, deliveries, error: errorText(err), data: data ?? m.string() };
         const h = headers();
         h.set("Nats-Msg-Id", `${id}:${group}`);
@@ -296,7 +314,7 @@ export class JetStreamAdapter implements StreamAdapter {
           m.nak(redeliveryDelayMs(deliveries));
         }
       } else {
-        m.nak(redeliveryDelayMs(deliveries));
+        m.nak(retryDelayMs(err, deliveries));
       }
     }
   }

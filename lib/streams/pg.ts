@@ -16,7 +16,7 @@
  */
 import { EventEmitter } from "node:events";
 import { Pool, type PoolClient } from "pg";
-import { errorText, redeliveryDelayMs } from "./jetstream";
+import { errorText, givesUp, retryDelayMs } from "./jetstream";
 import type {
   DeadLetter,
   OutgoingMessage,
@@ -214,9 +214,9 @@ export class PgStreamAdapter implements StreamAdapter {
           data = JSON.parse(row.payload);
           await handler({ id: row.msg_id, stream, data, deliveries: attempt, publishedAt: Number(row.published_at) });
         } catch (err) {
-          if (attempt < maxDeliveries) {
+          if (!givesUp(err, attempt, maxDeliveries)) {
             deliveries = attempt;
-            retryAt = Date.now() + redeliveryDelayMs(attempt);
+            retryAt = Date.now() + retryDelayMs(err, attempt);
             break;
           }
           await c.query(

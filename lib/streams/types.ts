@@ -41,7 +41,8 @@ export interface SubscribeOptions {
   /** How long a delivery may take before the stream delivers it again. */
   ackWaitMs?: number;
   /**
-   * Failed deliveries before a message is dead-lettered (default: the stream's `maxDeliveries`).
+   * Failed deliveries before a message is dead-lettered (default: the stream's `maxDeliveries`);
+   * a failure because the database is away is not counted (jetstream.ts: givesUp).
    * `Infinity` for messages that must never be given up on (alert notices): they are retried
    * with capped back-off, holding back their partition, until the consumer can take them.
    */

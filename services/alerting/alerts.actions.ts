@@ -5,7 +5,7 @@
  */
 import { inScope } from "../../lib/access";
 import { auditedWrite } from "../../lib/audit";
-import { DomainError } from "../../lib/errors";
+import { DomainError, isDatabaseUnavailable } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
@@ -177,7 +177,8 @@ export const ALERT_ACTIONS: AlertingActions = {
           repo.setNote(q, alert.alert_id, ctx.params.note, ctx.meta.user?.username ?? null),
         );
       } catch (err) {
-        if (err instanceof DomainError) throw err;
+        // The database away: 503 (lib/errors.ts), which the caller may retry.
+        if (err instanceof DomainError || isDatabaseUnavailable(err)) throw err;
         this.logger.error("adding a note failed", err);
         throw new DomainError(500, MSG.somethingWentWrong);
       }

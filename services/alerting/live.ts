@@ -38,6 +38,18 @@ export const READINGS_STREAM: StreamConsumers<AlertingThis, PipelineStreams> = {
   },
 };
 
+const CLOCK_WARN_EVERY_MS = 10_000;
+let clockWarnedAt = 0;
+
+/** Buffers series clocks to be written, the latest of each series. */
+function keepClocks(pending: Map<string, SeriesClock>, clocks: SeriesClock[]): void {
+  for (const c of clocks) {
+    const key = `${c.monitor_id}\u0000${c.tag_id}`;
+    const known = pending.get(key);
+    if (!known || known.ts < c.ts) pending.set(key, c);
+  }
+}
+
 export const LIVE_ACTIONS: AlertingActions = {
   /**
    * Internal: evaluates a batch of readings (the readings stream's consumer calls it; so do
@@ -75,11 +87,7 @@ export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
     const sink = buffered
       ? (clocks: SeriesClock[], tx: Sql | null) => {
           if (tx) return advanceClocks(tx, clocks);
-          for (const c of clocks) {
-            const key = `${c.monitor_id}\u0000${c.tag_id}`;
-            const known = this.pendingClocks.get(key);
-            if (!known || known.ts < c.ts) this.pendingClocks.set(key, c);
-          }
+          keepClocks(this.pendingClocks, clocks);
         }
       : undefined;
     const notices: NoticeSink = (tx, alert) => this.streams.stage(tx, STREAMS.alerts, alert.alert_id, alert, alert.watcher_id);
@@ -95,7 +103,14 @@ export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
     if (this.pendingClocks.size === 0) return;
     const clocks = [...this.pendingClocks.values()];
     this.pendingClocks = new Map();
-    await advanceClocks(this.db, clocks).catch((err: Error) => this.logger.warn("series clocks not written", err.message));
+    await advanceClocks(this.db, clocks).catch((err: Error) => {
+      // The database away: kept for the next flush (a later clock of a series that came meanwhile wins), not dropped.
+      keepClocks(this.pendingClocks, clocks);
+      // Flushed every CLOCK_FLUSH_MS: one line per outage's stretch, not five a second.
+      if (Date.now() - clockWarnedAt < CLOCK_WARN_EVERY_MS) return;
+      clockWarnedAt = Date.now();
+      this.logger.warn("series clocks not written; kept for the next flush:", err.message);
+    });
   },
 
   async inPipelineOrder<T>(pipeline_id: string, work: () => Promise<T>): Promise<T> {

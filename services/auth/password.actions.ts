@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Context } from "moleculer";
 import type { DataSource, EntityManager } from "typeorm";
 import { REDACTED, stageAudit, type AuditChange } from "../../lib/audit";
-import { DomainError, badRequest, conflict, internal, notFound } from "../../lib/errors";
+import { DomainError, badRequest, conflict, internal, isDatabaseUnavailable, notFound } from "../../lib/errors";
 import { THROTTLED_MESSAGE, throttledError } from "../../lib/throttle";
 import { MAX_TEXT, type InputMessages } from "../../lib/validation";
 import { notifierClient } from "../notifier/contract";
@@ -100,6 +100,8 @@ export const passwordActions: AuthActions = {
           });
         });
       } catch (err) {
+        // The database away: 503 (lib/errors.ts), which the user may retry; not a failed generation.
+        if (isDatabaseUnavailable(err)) throw err;
         this.logger.error("OTP generation failed", err);
         throw internal(MSG.otpGenerateFailed);
       }
@@ -172,6 +174,7 @@ export const passwordActions: AuthActions = {
           await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, { password: [REDACTED, REDACTED] }));
         });
       } catch (err) {
+        if (isDatabaseUnavailable(err)) throw err;
         this.logger.error("password update failed", err);
         throw internal(MSG.passwordUpdateFailed);
       }

@@ -6,7 +6,7 @@ import type { Context } from "moleculer";
 import { MODULES, scopeOf, USER_TYPES, type UserType } from "../../lib/access";
 import { auditedWrite, diff, stageAudit, type AuditChange } from "../../lib/audit";
 import type { ParamsOf, ReplyOf, RequestMeta } from "../../lib/contract";
-import { DomainError, badRequest, conflict, notFound } from "../../lib/errors";
+import { DomainError, badRequest, conflict, isDatabaseUnavailable, notFound } from "../../lib/errors";
 import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import { notifierClient } from "../notifier/contract";
@@ -202,6 +202,8 @@ export const usersActions: AuthActions = {
       try {
         await auditedWrite(this.db, this.streams, ctx, userChange("delete", target, diff(audited(target), null)), (db) => repo.deleteUser(db, target.username));
       } catch (err) {
+        // The database away: 503 (lib/errors.ts), which the caller may retry; not a refused delete.
+        if (isDatabaseUnavailable(err)) throw err;
         this.logger.error("user delete failed", err);
         throw badRequest(MSG.deleteFailed);
       }

@@ -2,7 +2,7 @@
 import { requireWrite } from "../../lib/access";
 import { diff, type AuditChange } from "../../lib/audit";
 import { config } from "../../lib/config";
-import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { DomainError, isDatabaseUnavailable, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
 import { DEFAULT_RETENTION_DAYS, type ResolvedSite, type SiteEvent } from "./contract";
@@ -110,6 +110,8 @@ export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id:
     );
   } catch (err) {
     if (isUniqueViolation(err, "sites_name_key")) throw new DomainError(400, MSG.siteExists(p.site_name));
+    // The database away (a restart, a failover) is no fault of the site: 503, and a retry succeeds.
+    if (isDatabaseUnavailable(err)) throw err;
     throw new DomainError(400, MSG.siteCreateError);
   }
   await c.changed("site", "created", siteEvent(row));

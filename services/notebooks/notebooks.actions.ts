@@ -2,7 +2,7 @@
 import type { Context } from "moleculer";
 import { auditedWrite, diff, stageAudit } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
-import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { DomainError, isDatabaseUnavailable, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
@@ -100,6 +100,8 @@ export const notebookActions: NotebooksActions = {
             (q) => repo.deleteNotebook(q, row.notebook_id),
           );
         } catch (err) {
+          // The database away: 503 (lib/errors.ts), which the caller may retry.
+          if (isDatabaseUnavailable(err)) throw err;
           this.logger.error("notebook deletion:", err);
           throw new DomainError(400, MSG.deleteError("The notebook record could not be deleted"));
         }

@@ -7,7 +7,7 @@ import { inScope, requireWrite, scopeOf, type Principal, type Scope } from "../.
 import { auditedWrite, diff, stageAudit, type AuditChange } from "../../lib/audit";
 import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
-import { badRequest, DomainError, notFound } from "../../lib/errors";
+import { badRequest, DomainError, isDatabaseUnavailable, notFound } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { resolveFunction, resolveMonitors, resolvePlant } from "../config/contract";
 import type { Ctx, PipelinesEnv } from "./context";
@@ -59,8 +59,8 @@ export async function guarded<T>(env: PipelinesEnv, fault: { status: number; mes
     return await work();
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    // Another service unreachable for now: the gateway answers 503/504, which a client may retry.
-    if (TRANSIENT.has((err as { type?: string }).type ?? "")) throw err;
+    // Another service or the database unreachable for now: the gateway answers 503/504, which a client may retry.
+    if (TRANSIENT.has((err as { type?: string }).type ?? "") || isDatabaseUnavailable(err)) throw err;
     env.logger.error(`${fault.message}:`, err);
     throw new DomainError(fault.status, fault.message);
   }
