@@ -228,7 +228,10 @@ describe("the asset page", () => {
     const note = page.locator(".trend .legend-note");
     await note.filter({ hasText: /\d+ points, buckets of \d+ min/ }).waitFor();
 
+    // The page settles first (the values above the chart arriving late would move it under the mouse).
+    await page.waitForLoadState("networkidle");
     const over = page.locator(".trend .u-over");
+    await over.scrollIntoViewIfNeeded();
     const box = (await over.boundingBox())!;
     const zoomed = trendAnswer(page, (a) => a.to - a.from < 24 * HOUR);
     await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
