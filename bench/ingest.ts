@@ -10,8 +10,12 @@
  * the baseline, and the loss check: the rows in the table equal the readings accepted, and every
  * accepted batch became one stream message (the outbox drained).
  *
+ * Two shapes of plant, each run in every case: `four`, four gateways (pipelines) of 4 monitors × 2
+ * tags (BENCH_GATEWAYS changes the four), and `one`, one gateway of 100 monitors × 5 tags (the
+ * common plant: one gateway, many machines); BENCH_SHAPES picks (default `four,one`).
+ *
  * Env: BENCH_DURATION_S (15), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (8), BENCH_BATCH (1000),
- * BENCH_GATEWAYS (4), BENCH_CASES (a,b), BENCH_ROUNDS (2: the cases take turns, so that other load on
+ * BENCH_GATEWAYS (4), BENCH_SHAPES (four,one), BENCH_CASES (a,b), BENCH_ROUNDS (2: the cases take turns, so that other load on
  * the machine falls on all of them alike; the verdict is on each case's median round),
  * BENCH_INGEST_ROLLUPS (unset: the nodes' default, history rollups on; `on`, `off`; `both`: each case
  * runs with HISTORY_ROLLUPS=false then true in every round, so off and on take turns, and the
@@ -37,6 +41,23 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? 4);
 const CASES = (process.env.BENCH_CASES ?? "a,b").split(",");
+
+/** How many gateways, and per gateway how many monitors of how many tags. */
+interface Shape {
+  name: string;
+  gateways: number;
+  monitors: number;
+  tags: number;
+}
+const SHAPES: Record<string, Shape> = {
+  four: { name: "four", gateways: GATEWAYS, monitors: 4, tags: 2 },
+  one: { name: "one", gateways: 1, monitors: 100, tags: 5 },
+};
+const SHAPE_NAMES = (process.env.BENCH_SHAPES ?? "four,one").split(",").filter((n) => SHAPES[n]);
+const describeShape = (s: Shape): string => `${s.gateways} pipeline${s.gateways === 1 ? "" : "s"} × ${s.monitors} monitors × ${s.tags} tags`;
+/** The issue's floor for each shape and case, and the share of COPY's rate. */
+const MIN_RATE = 100_000;
+const MIN_COPY_RATIO = 0.5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 
@@ -55,6 +76,7 @@ interface Gateway {
 
 interface CaseResult {
   key: string;
+  shape: string;
   round: number;
   label: string;
   rollups: Rollups;
@@ -89,8 +111,8 @@ async function ok<T>(http: HttpClient, method: string, path: string, body: unkno
   return res.body;
 }
 
-/** A site, a plant, a function, and per gateway four monitors of two tags each, registered as slaves. */
-async function seed(http: HttpClient): Promise<Gateway[]> {
+/** A site, a plant, a function, and per gateway the shape's monitors and tags, registered as slaves. */
+async function seed(http: HttpClient, shape: Shape): Promise<Gateway[]> {
   const site = (await ok<{ id: string }>(http, "POST", "/_config/sites", {
     site_name: "Bench site",
     location: "Bench",
@@ -101,12 +123,12 @@ async function seed(http: HttpClient): Promise<Gateway[]> {
   const plant = (await ok<{ id: string }>(http, "POST", "/_config/plants", { plant_name: "Bench plant", site_id: site })).id;
   const fn = (await ok<{ id: string }>(http, "POST", "/_config/functions", { function_name: "Bench line", plant_id: plant })).id;
   const gateways: Gateway[] = [];
-  for (let g = 0; g < GATEWAYS; g++) {
+  for (let g = 0; g < shape.gateways; g++) {
     const monitors: Gateway["monitors"] = [];
-    for (let m = 0; m < 4; m++) {
+    for (let m = 0; m < shape.monitors; m++) {
       const name = `G${g} M${m}`;
       const id = (await ok<{ id: string }>(http, "POST", "/_config/monitors", { monitor_name: name, monitor_type: "process-monitor", function_id: fn })).id;
-      const tags = ["pressure", "temperature"];
+      const tags = ["pressure", "temperature", "flow", "vibration", "current"].slice(0, shape.tags);
       await ok(http, "PUT", `/_config/monitors/${id}`, {
         monitor_name: name,
         monitor_type: "process-monitor",
@@ -278,6 +300,7 @@ async function rolledCount(pg: Client): Promise<number> {
 
 async function runCase(
   key: string,
+  shape: Shape,
   round: number,
   label: string,
   processes: string[][],
@@ -285,6 +308,7 @@ async function runCase(
   db: TestDatabase,
   rollups: Rollups,
 ): Promise<CaseResult> {
+  label += `, ${describeShape(shape)}`;
   if (rollups !== "default") label += `, rollups ${rollups}`;
   process.stdout.write(`(${key}) ${label}: starting\n`);
   const rollupsEnv: Record<string, string> = rollups === "default" ? {} : { HISTORY_ROLLUPS: rollups === "on" ? "true" : "false" };
@@ -295,8 +319,8 @@ async function runCase(
   try {
     // The cluster answers once config does; the pipelines process may still be starting.
     await waitFor(async () => (await cluster.http("GET", "/_config/pipelines/_count?plant_id=00000000-0000-0000-0000-000000000000")).status === 200, 90_000);
-    const gateways = await seed(cluster.http);
-    process.stdout.write(`(${key}) ${GATEWAYS} gateways, ${CONNECTIONS} connections, batches of ${BATCH}: ${WARMUP_S} s warm-up + ${DURATION_S} s\n`);
+    const gateways = await seed(cluster.http, shape);
+    process.stdout.write(`(${key}) ${shape.gateways} gateway(s), ${CONNECTIONS} connections, batches of ${BATCH}: ${WARMUP_S} s warm-up + ${DURATION_S} s\n`);
     const nodePids = processes.map((p) => cluster.process(p[0]!).pid).filter((pid): pid is number => pid !== undefined);
     const nodeCpu0 = cpuMs(nodePids);
     const pgCpu0 = cpuMs(await backendPids(pg));
@@ -315,7 +339,7 @@ async function runCase(
     const published = await publishedCount(key, cluster.namespace, pg);
     process.stdout.write(`(${key}) baseline: COPY of ${r.accepted} rows\n`);
     const copyRate = await copyBaseline(pg, r.accepted, gateways[0]!);
-    const result = { key, round, label, rollups, folding, rolledAtEnd, catchUpS, cpuNode, cpuPg, ...r, seconds: DURATION_S, stored, published, copyRate };
+    const result = { key, shape: shape.name, round, label, rollups, folding, rolledAtEnd, catchUpS, cpuNode, cpuPg, ...r, seconds: DURATION_S, stored, published, copyRate };
     const rolled = !folding ? "" : `; rollups held ${rolledAtEnd}/${stored} at the end, all ${catchUpS === null ? "NOT within 60 s" : `after ${catchUpS.toFixed(1)} s`}`;
     process.stdout.write(
       `(${key}) ${Math.round(r.measuredAccepted / DURATION_S)} readings/s, p99 ${r.p99.toFixed(1)} ms; COPY ${Math.round(copyRate)} rows/s${rolled}; ` +
@@ -360,7 +384,7 @@ function median(values: number[]): number {
 
 function report(results: CaseResult[]): void {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  console.log(`\nPOST /_ingest/pipelines/<id>/readings, batches of ${BATCH}, ${GATEWAYS} gateways, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up, ${ROUNDS} round(s)`);
+  console.log(`\nPOST /_ingest/pipelines/<id>/readings, batches of ${BATCH}, shapes ${SHAPE_NAMES.map((n) => describeShape(SHAPES[n]!)).join(" and ")}, ${CONNECTIONS} connections, ${DURATION_S} s after ${WARMUP_S} s warm-up, ${ROUNDS} round(s)`);
   console.log(`${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}\n`);
   console.log("| case | round | readings/s accepted (= stored) | batch p50 ms | batch p99 ms | COPY baseline rows/s | ratio | lost | errors | rollups at the end of load, caught up after | CPU ms per 1,000 readings: service / PostgreSQL |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|");
@@ -375,20 +399,25 @@ function report(results: CaseResult[]): void {
   }
   console.log("");
   let rollupsCost = false;
-  for (const key of CASES) {
+  const medianRate = new Map<string, number>();
+  for (const key of CASES.flatMap((k) => SHAPE_NAMES.map((n) => `${k}:${n}`))) {
+    const [caseKey, shapeName] = key.split(":") as [string, string];
     const rates = new Map<Rollups, number>();
     const caughtUp = new Map<Rollups, number>();
     const cpu = new Map<Rollups, { node: number; pg: number }>();
     for (const mode of ROLLUP_MODES) {
-      const mine = results.filter((r) => r.key === key && r.rollups === mode);
+      const mine = results.filter((r) => r.key === caseKey && r.shape === shapeName && r.rollups === mode);
       if (!mine.length) continue;
       const rate = median(mine.map(rateOf));
       const ratio = median(mine.map((r) => rateOf(r) / r.copyRate));
       rates.set(mode, rate);
       caughtUp.set(mode, median(mine.map(rateWithCatchUp)));
       cpu.set(mode, { node: median(mine.map((r) => r.cpuNode)), pg: median(mine.map((r) => r.cpuPg)) });
-      failed ||= rate < 50_000 || ratio < 0.5;
-      console.log(`(${key})${mode === "default" ? "" : ` rollups ${mode},`} median over ${mine.length} round(s): ${Math.round(rate)} readings/s, ratio ${ratio.toFixed(2)}`);
+      failed ||= rate < MIN_RATE || ratio < MIN_COPY_RATIO;
+      medianRate.set(`${key}:${mode}`, rate);
+      console.log(
+        `(${caseKey}) ${describeShape(SHAPES[shapeName]!)}${mode === "default" ? "" : `, rollups ${mode}`}, median over ${mine.length} round(s): ${Math.round(rate)} readings/s, ratio to COPY ${ratio.toFixed(2)}`,
+      );
     }
     const on = rates.get("on");
     const off = rates.get("off");
@@ -398,18 +427,26 @@ function report(results: CaseResult[]): void {
       // A consumer that falls behind during the load moves its cost past the measured window.
       const withCatchUp = (caughtUp.get("on") ?? 0) / (caughtUp.get("off") ?? 1);
       console.log(
-        `(${key}) rollups on / off (medians): ${(on / off).toFixed(2)} (${slower(on / off)}); ` +
+        `(${caseKey}, ${shapeName}) rollups on / off (medians): ${(on / off).toFixed(2)} (${slower(on / off)}); ` +
           `counting until the rollups caught up (all accepted / (warm-up + load + catch-up)): ${withCatchUp.toFixed(2)} (${slower(withCatchUp)})`,
       );
       const cpuOn = cpu.get("on")!;
       const cpuOff = cpu.get("off")!;
       console.log(
-        `(${key}) CPU ms per 1,000 readings (medians), off → on: service ${cpuOff.node.toFixed(1)} → ${cpuOn.node.toFixed(1)}, PostgreSQL ${cpuOff.pg.toFixed(1)} → ${cpuOn.pg.toFixed(1)}, ` +
+        `(${caseKey}, ${shapeName}) CPU ms per 1,000 readings (medians), off → on: service ${cpuOff.node.toFixed(1)} → ${cpuOn.node.toFixed(1)}, PostgreSQL ${cpuOff.pg.toFixed(1)} → ${cpuOn.pg.toFixed(1)}, ` +
           `together ×${((cpuOn.node + cpuOn.pg) / (cpuOff.node + cpuOff.pg)).toFixed(2)}`,
       );
     }
   }
-  console.log(`\ntargets: >= 50,000 readings/s and ratio >= 0.5 (medians), nothing lost, no errors: ${failed ? "MISSED" : "met"}`);
+  // One gateway of many machines against four small ones, in the same run.
+  for (const key of CASES) {
+    for (const mode of ROLLUP_MODES) {
+      const one = medianRate.get(`${key}:one:${mode}`);
+      const four = medianRate.get(`${key}:four:${mode}`);
+      if (one !== undefined && four !== undefined) console.log(`(${key})${mode === "default" ? "" : ` rollups ${mode}:`} one pipeline / four pipelines (medians): ${(one / four).toFixed(2)}`);
+    }
+  }
+  console.log(`\ntargets: >= ${MIN_RATE.toLocaleString("en")} readings/s and ratio to COPY >= ${MIN_COPY_RATIO} (medians, each case and shape), nothing lost, no errors: ${failed ? "MISSED" : "met"}`);
   if (ROLLUP_MODES.length > 1) console.log(`target: rollups on no more than ${ROLLUPS_MAX_LOSS * 100} % below off (medians, each case): ${rollupsCost ? "MISSED" : "met"}`);
 }
 
@@ -417,17 +454,19 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const key of CASES) {
-      for (const rollups of ROLLUP_MODES) {
-        const db = await createTestDatabase("ims_bench");
-        try {
-          if (key === "a") {
-            // Empty TRANSPORTER and REDIS_URL mean unset: in-process calls, memory cacher, the PostgreSQL stream log.
-            results.push(await runCase("a", round, "all services, one process", [["api", "auth", "config", "pipelines"]], { TRANSPORTER: "", REDIS_URL: "" }, db, rollups));
-          } else if (key === "b") {
-            results.push(await runCase("b", round, "api+auth+config and pipelines: 2 processes, NATS + JetStream", [["api", "auth", "config"], ["pipelines"]], {}, db, rollups));
+      for (const shape of SHAPE_NAMES.map((n) => SHAPES[n]!)) {
+        for (const rollups of ROLLUP_MODES) {
+          const db = await createTestDatabase("ims_bench");
+          try {
+            if (key === "a") {
+              // Empty TRANSPORTER and REDIS_URL mean unset: in-process calls, memory cacher, the PostgreSQL stream log.
+              results.push(await runCase("a", shape, round, "all services, one process", [["api", "auth", "config", "pipelines"]], { TRANSPORTER: "", REDIS_URL: "" }, db, rollups));
+            } else if (key === "b") {
+              results.push(await runCase("b", shape, round, "api+auth+config and pipelines: 2 processes, NATS + JetStream", [["api", "auth", "config"], ["pipelines"]], {}, db, rollups));
+            }
+          } finally {
+            await db.drop();
           }
-        } finally {
-          await db.drop();
         }
       }
     }

@@ -13,6 +13,7 @@ import { csvHeader, csvRows } from "./history.csv";
 import {
   bucketSize,
   DEFAULT_POINTS,
+  freshFrom,
   historyRange,
   historyTiers,
   MAX_EXPORT_DAYS,
@@ -80,11 +81,12 @@ async function history(self: PipelinesThis, ctx: Ctx<HistoryParams>): Promise<Hi
   const points = ctx.params.points ?? DEFAULT_POINTS;
   let bucket = bucketSize(r, points);
   const answer = { monitor_id: monitor.monitor_id, tag: tag.tag_name, tag_unit: tag.tag_unit };
-  let parts = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, bucket), bucket);
+  const fresh = freshFrom(Date.now());
+  let parts = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, bucket, fresh), bucket);
   if (bucket < MINUTE_MS) {
     // Buckets under a minute are read from raw readings only; where retention took them, the minute
     // rollups still hold the range. A minute is a multiple of every smaller size: no more buckets.
-    const byMinute = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, MINUTE_MS), MINUTE_MS);
+    const byMinute = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, MINUTE_MS, fresh), MINUTE_MS);
     if (heldIn(byMinute) > heldIn(parts)) [bucket, parts] = [MINUTE_MS, byMinute];
   }
   const held = heldIn(parts);

@@ -1,10 +1,11 @@
 /**
- * The SQL of a tag's history (history.ts has the rules): the minute and hour rollups each readings
- * batch is folded into as it is stored, the parts of a history's buckets from each tier, raw readings, the
+ * The SQL of a tag's history (history.ts has the rules): the minute and hour rollups, staged with
+ * each readings batch and folded by a job, the parts of a history's buckets from each tier, raw readings, the
  * export's cursor, and what retention removes of the rollups.
  */
 import type { DataSource } from "typeorm";
 import type { MsRange } from "../../lib/buckets";
+import { HOUR_MS, MINUTE_MS } from "../../lib/time";
 import type { HistoryTiers, Part } from "./history";
 
 /** A bound in the readings' own terms: the insert's to_timestamp(ms / 1000), so equal ms compare equal. */
@@ -13,16 +14,48 @@ const TS = (n: number) => `to_timestamp($${n}::float8 / 1000)`;
 const MS = `round(extract(epoch FROM ts) * 1000)::float8`;
 
 /**
- * The upsert of one rollup table from a batch's readings (`u`: monitor m, tag g, epoch ms t, value
- * v; the site in $2), grouped per tag and `size` ms and written in key order, so that two batches
- * of the same tags take their row locks in one order and cannot deadlock. Part of the readings'
- * insert (repo.ts insertReadings).
+ * The rollups' share of a batch (`u`: monitor m, tag g, epoch ms t, value v; the batch in $3, its
+ * site in $2): its readings grouped per tag and minute, staged as one `rollup_pending` row of
+ * arrays. A plain insert in the readings' statement: no rollup row is touched, so requests of one
+ * gateway never wait on each other's row locks. Part of the readings' insert (repo.ts insertReadings).
  */
-export const foldInto = (table: "reading_minutes" | "reading_hours", size: number): string =>
+export const STAGE_ROLLUPS = `INSERT INTO rollup_pending (batch_id, site_id, monitor_ids, tag_ids, starts, ns, sums, mins, maxes)
+   SELECT $3, $2, array_agg(m), array_agg(g), array_agg(s), array_agg(n), array_agg(total), array_agg(lo), array_agg(hi)
+     FROM (SELECT m, g, t::bigint - t::bigint % ${MINUTE_MS} AS s, count(*)::int AS n, sum(v) AS total, min(v) AS lo, max(v) AS hi
+             FROM u GROUP BY 1, 2, 3) p
+   HAVING count(*) > 0`;
+
+/** Staged batches folded by one transaction: a second's worth under heavy load. */
+export const FOLD_BATCHES = 500;
+
+/** The upsert of one rollup table from the claimed partials (`parts`), per tag and `size` ms, in key order (two folds cannot deadlock). */
+const foldInto = (table: "reading_minutes" | "reading_hours", size: number): string =>
   `INSERT INTO ${table} AS x (monitor_id, tag_id, start, site_id, n, sum, min, max)
-   SELECT m, g, t::bigint - t::bigint % ${size}, $2, count(*), sum(v), min(v), max(v) FROM u GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+   SELECT m, g, s - s % ${size}, min(site::text)::uuid, sum(n), sum(total), min(lo), max(hi) FROM parts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
    ON CONFLICT (monitor_id, tag_id, start) DO UPDATE SET
      n = x.n + excluded.n, sum = x.sum + excluded.sum, min = LEAST(x.min, excluded.min), max = GREATEST(x.max, excluded.max)`;
+
+/**
+ * Folds up to FOLD_BATCHES staged batches into the minute and hour rollups and deletes them, in
+ * one statement (one transaction): each batch is folded exactly once, whichever replica claims it
+ * (SKIP LOCKED: replicas fold different batches at once), and a fold cut short leaves its batches
+ * staged for the next. Answers how many batches it folded.
+ */
+export async function foldStagedRollups(db: DataSource): Promise<number> {
+  const [row] = (await db.query(
+    `WITH claimed AS (
+       DELETE FROM rollup_pending WHERE batch_id IN (SELECT batch_id FROM rollup_pending LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING site_id, monitor_ids, tag_ids, starts, ns, sums, mins, maxes),
+     parts AS (
+       SELECT c.site_id AS site, p.* FROM claimed c,
+         unnest(c.monitor_ids, c.tag_ids, c.starts, c.ns, c.sums, c.mins, c.maxes) AS p(m, g, s, n, total, lo, hi)),
+     minutes AS (${foldInto("reading_minutes", MINUTE_MS)}),
+     hours AS (${foldInto("reading_hours", HOUR_MS)})
+     SELECT count(*)::int AS folded FROM claimed`,
+    [FOLD_BATCHES],
+  )) as { folded: number }[];
+  return row?.folded ?? 0;
+}
 
 /** Per bucket of `bucket` ms, each tier's share of the range (history.ts, historyTiers). */
 export async function historyParts(db: DataSource, monitor_id: string, tag_id: string, tiers: HistoryTiers, bucket: number): Promise<Part[]> {

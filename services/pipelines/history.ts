@@ -62,7 +62,7 @@ export interface HistoryTiers {
   raw: MsRange[];
 }
 
-export function historyTiers(r: MsRange, bucket: number): HistoryTiers {
+function tiersOf(r: MsRange, bucket: number): HistoryTiers {
   if (bucket < MINUTE_MS) return { hours: null, minutes: [], raw: [r] };
   const byMinute = bucketPlan(r, MINUTE_MS);
   if (byMinute.whole === null) return { hours: null, minutes: [], raw: byMinute.raw };
@@ -73,6 +73,24 @@ export function historyTiers(r: MsRange, bucket: number): HistoryTiers {
   if (byHour.whole === null) return { hours: null, minutes: [minuteSpan], raw: byMinute.raw };
   const minutes = byHour.raw.map((x) => ({ from: x.from, end: x.to + 1 }));
   return { hours: byHour.whole, minutes, raw: byMinute.raw };
+}
+
+/**
+ * A range's newest minutes are read raw: a batch's share of the rollups is staged with its readings
+ * and folded a moment later (history.repo.ts), so the rollups of the last seconds may not hold it yet.
+ */
+export const FRESH_MS = 2 * MINUTE_MS;
+
+/** Where the raw-read end of a range begins at `now`: a whole minute, FRESH_MS back or more. */
+export const freshFrom = (now: number): number => Math.floor((now - FRESH_MS) / MINUTE_MS) * MINUTE_MS;
+
+/** Which tier reads which part of the range; from `fresh` on (freshFrom), raw readings only. */
+export function historyTiers(r: MsRange, bucket: number, fresh = Infinity): HistoryTiers {
+  if (r.to < fresh) return tiersOf(r, bucket);
+  const newest = { from: Math.max(r.from, fresh), to: r.to };
+  if (r.from >= fresh) return { hours: null, minutes: [], raw: [newest] };
+  const older = tiersOf({ from: r.from, to: fresh - 1 }, bucket);
+  return { ...older, raw: [...older.raw, newest] };
 }
 
 /** A bucket's share from one tier: readings counted, their sum and extremes. */

@@ -2,7 +2,8 @@
  * The pipelines service's periodic work, safe with any number of replicas:
  * - the action timeout sweep (a status-guarded UPDATE: each overdue action fails once);
  * - partitions made ahead for the coming days;
- * - the daily retention run, claimed through lib/daily-job, so one replica runs it once a day.
+ * - the daily retention run, claimed through lib/daily-job, so one replica runs it once a day;
+ * - the history rollups' fold of staged batches (SKIP LOCKED: replicas fold different batches).
  * The service declares them as periodic jobs (mixins/periodic.mixin.ts).
  */
 import { config } from "../../lib/config";
@@ -23,6 +24,20 @@ export async function sweepOverdueActions(env: PipelinesEnv): Promise<string[]> 
 export async function makePartitionsAhead(env: PipelinesEnv): Promise<void> {
   await env.partitions.refresh(env.db);
   await env.partitions.ensure(env.db, daysAround(Date.now()));
+}
+
+/** How often staged batches are folded into the rollups (history.ts reads the newest FRESH_MS raw meanwhile). */
+export const ROLLUP_FOLD_MS = 1000;
+
+/** Folds every staged batch (a few folds of FOLD_BATCHES when a backlog built up); answers how many. */
+export async function foldRollups(env: PipelinesEnv): Promise<number> {
+  let folded = 0;
+  for (let i = 0; i < 20; i++) {
+    const n = await history.foldStagedRollups(env.db);
+    folded += n;
+    if (n < history.FOLD_BATCHES) break;
+  }
+  return folded;
 }
 
 export interface RetentionReport {

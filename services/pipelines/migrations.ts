@@ -144,4 +144,37 @@ export const migrations = [
      )`,
     `CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)`,
   ]),
+  // The rollups' share of a batch is staged with its readings, one row a batch (its per-minute
+  // partial aggregates as arrays), and folded into the minute and hour rollups by a job every
+  // second (history.repo.ts): a gateway of many tags no longer updates hundreds of rollup rows in
+  // every request, each waiting on the row locks of the requests before it.
+  sqlMigration("PipelinesRollupPending1767100000000", [
+    `CREATE TABLE rollup_pending (
+       batch_id     uuid    PRIMARY KEY,
+       site_id      uuid    NOT NULL,
+       monitor_ids  uuid[]  NOT NULL,
+       tag_ids      text[]  NOT NULL,
+       starts       bigint[] NOT NULL,
+       ns           integer[] NOT NULL,
+       sums         double precision[] NOT NULL,
+       mins         double precision[] NOT NULL,
+       maxes        double precision[] NOT NULL
+     )`,
+  ]),
+  // A pipeline's event counter in stripes (one per database backend, so per connection): every
+  // request of a busy gateway used to update the one pipelines row and wait for the previous
+  // request's commit to release it. The counter is the stripes' sum, the latest event the newest stripe's.
+  sqlMigration("PipelinesEventStripes1767100000100", [
+    `CREATE TABLE pipeline_events (
+       pipeline_id   uuid     NOT NULL REFERENCES pipelines(pipeline_id) ON DELETE CASCADE,
+       stripe        smallint NOT NULL,
+       total_events  bigint   NOT NULL,
+       latest_event  jsonb    NOT NULL,
+       latest_at     timestamptz NOT NULL,
+       PRIMARY KEY (pipeline_id, stripe)
+     )`,
+    `INSERT INTO pipeline_events (pipeline_id, stripe, total_events, latest_event, latest_at)
+     SELECT pipeline_id, 0, total_events, latest_event, now() FROM pipelines WHERE total_events > 0 OR latest_event <> '[]'::jsonb`,
+    `ALTER TABLE pipelines DROP COLUMN total_events, DROP COLUMN latest_event`,
+  ]),
 ];

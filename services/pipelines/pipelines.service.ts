@@ -7,7 +7,7 @@
  * Each module of actions carries its operations' routes, params and docs beside the handlers;
  * the handlers call the domain (crud.ts, fleet.ts, ingest.ts, sql-connect.ts, history.ts), whose SQL
  * is in repo.ts and history.repo.ts. The raw readings' owner also answers their history, from
- * minute and hour rollups written with the readings.
+ * minute and hour rollups staged with the readings and folded every second.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { AUDIT_STREAM } from "../../lib/audit";
@@ -25,7 +25,7 @@ import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
 import { ingestActions } from "./ingest.actions";
 import { internalActions } from "./internal.actions";
-import { makePartitionsAhead, NO_RETENTION, runRetention, sweepOverdueActions } from "./jobs";
+import { foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention, sweepOverdueActions } from "./jobs";
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
@@ -52,6 +52,13 @@ const jobs: PeriodicJobs<PipelinesThis> = {
     everyMs: HOUR_MS,
     run() {
       return purgeKeys(this.env);
+    },
+  },
+  // The history rollups: batches staged with their readings, folded into minutes and hours.
+  rollups: {
+    everyMs: ROLLUP_FOLD_MS,
+    run() {
+      return foldRollups(this.env);
     },
   },
   partitionsAhead: {

@@ -6,8 +6,7 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { isUniqueViolation } from "../../lib/errors";
 import type { ActionName, ActionRow, Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
-import { HOUR_MS, MINUTE_MS } from "../../lib/time";
-import { foldInto } from "./history.repo";
+import { STAGE_ROLLUPS } from "./history.repo";
 import { DAY_MS, dayStart } from "./storage";
 import type { Reading, ResolvedPipeline, WaveformMessage } from "./contract";
 
@@ -15,10 +14,17 @@ type Db = DataSource | EntityManager;
 
 /** The caller's scope as SQL parameters (null: not restricted on that level). */
 export type ScopeIds = [string | null, string | null];
-const scopeSql = (n: number) => `($${n}::uuid IS NULL OR site_id = $${n}::uuid) AND ($${n + 1}::uuid IS NULL OR plant_id = $${n + 1}::uuid)`;
+const scopeSql = (n: number, table = "") =>
+  `($${n}::uuid IS NULL OR ${table}site_id = $${n}::uuid) AND ($${n + 1}::uuid IS NULL OR ${table}plant_id = $${n + 1}::uuid)`;
+
+/** A pipeline's row with its event counter, summed from its stripes (addEvents). */
+const PIPELINE_ROWS = `pipelines p LEFT JOIN LATERAL (
+    SELECT coalesce(sum(e.total_events), 0)::bigint AS total_events,
+           coalesce((array_agg(e.latest_event ORDER BY e.latest_at DESC))[1], '[]'::jsonb) AS latest_event
+      FROM pipeline_events e WHERE e.pipeline_id = p.pipeline_id) ev ON true`;
 
 export async function findPipeline(db: Db, pipeline_id: string, kind?: PipelineKind): Promise<PipelineRow | null> {
-  const rows = (await db.query(`SELECT * FROM pipelines WHERE pipeline_id = $1 AND ($2::text IS NULL OR kind = $2)`, [
+  const rows = (await db.query(`SELECT p.*, ev.* FROM ${PIPELINE_ROWS} WHERE p.pipeline_id = $1 AND ($2::text IS NULL OR p.kind = $2)`, [
     pipeline_id,
     kind ?? null,
   ])) as PipelineRow[];
@@ -26,7 +32,7 @@ export async function findPipeline(db: Db, pipeline_id: string, kind?: PipelineK
 }
 
 export async function findByKeyHash(db: Db, hash: Buffer): Promise<PipelineRow | null> {
-  const rows = (await db.query(`SELECT * FROM pipelines WHERE ingest_key_hash = $1`, [hash])) as PipelineRow[];
+  const rows = (await db.query(`SELECT p.*, ev.* FROM ${PIPELINE_ROWS} WHERE p.ingest_key_hash = $1`, [hash])) as PipelineRow[];
   return rows[0] ?? null;
 }
 
@@ -175,9 +181,9 @@ export interface ListFilter {
 
 export async function listPipelines(db: Db, f: ListFilter, scope: ScopeIds): Promise<PipelineRow[]> {
   return (await db.query(
-    `SELECT * FROM pipelines
-      WHERE ($1::uuid IS NULL OR plant_id = $1) AND ($2::uuid IS NULL OR function_id = $2) AND ${scopeSql(3)}
-      ORDER BY created_at, pipeline_name, pipeline_id`,
+    `SELECT p.*, ev.* FROM ${PIPELINE_ROWS}
+      WHERE ($1::uuid IS NULL OR p.plant_id = $1) AND ($2::uuid IS NULL OR p.function_id = $2) AND ${scopeSql(3, "p.")}
+      ORDER BY p.created_at, p.pipeline_name, p.pipeline_id`,
     [f.plant_id, f.function_id, ...scope],
   )) as PipelineRow[];
 }
@@ -305,16 +311,22 @@ export async function recordHeartbeat(db: Db, pipeline_id: string, component: Co
   );
 }
 
+/** Counter stripes a pipeline may have: one per backend (connection) at most, so requests on different connections never wait for each other. */
+const EVENT_STRIPES = 32;
+
+/** Adds a request's events to its connection's stripe of the pipeline's counter (PIPELINE_ROWS sums them). */
 export async function addEvents(tx: EntityManager, pipeline_id: string, n: number, latest: unknown[]): Promise<void> {
-  await tx.query(`UPDATE pipelines SET total_events = total_events + $2, latest_event = $3 WHERE pipeline_id = $1`, [
-    pipeline_id,
-    n,
-    JSON.stringify(latest),
-  ]);
+  await tx.query(
+    `INSERT INTO pipeline_events AS e (pipeline_id, stripe, total_events, latest_event, latest_at)
+     VALUES ($1, pg_backend_pid() % ${EVENT_STRIPES}, $2, $3, clock_timestamp())
+     ON CONFLICT (pipeline_id, stripe) DO UPDATE SET
+       total_events = e.total_events + excluded.total_events, latest_event = excluded.latest_event, latest_at = excluded.latest_at`,
+    [pipeline_id, n, JSON.stringify(latest)],
+  );
 }
 
 export async function plantActivity(db: Db, plant_id: string): Promise<{ pipelines: number; events: number }> {
-  const [row] = (await db.query(`SELECT count(*)::int AS pipelines, coalesce(sum(total_events), 0)::bigint AS events FROM pipelines WHERE plant_id = $1`, [
+  const [row] = (await db.query(`SELECT count(*)::int AS pipelines, coalesce(sum(ev.total_events), 0)::bigint AS events FROM ${PIPELINE_ROWS} WHERE p.plant_id = $1`, [
     plant_id,
   ])) as { pipelines: number; events: string }[];
   return { pipelines: row?.pipelines ?? 0, events: Number(row?.events ?? 0) };
@@ -390,9 +402,9 @@ export interface BatchPlace {
  * One statement for the whole batch; `idx` is the reading's place in the batch (its stable id).
  * The arrays go as ready-made PostgreSQL array literals: uuids and numbers need no quoting, and
  * pg's generic per-element escaping was a tenth of the ingest path's CPU. With `rollups`, the
- * same statement folds the batch into the history's minute and hour rollups (history.repo.ts):
- * in the readings' own transaction, so they never differ from the readings, whatever is retried
- * or redelivered, at the cost of PostgreSQL's grouping only.
+ * same statement stages the batch's per-minute aggregates for the history's rollups
+ * (history.repo.ts): in the readings' own transaction, so the rollups never differ from the
+ * readings, whatever is retried or redelivered.
  */
 export async function insertReadings(tx: EntityManager, place: BatchPlace, readings: Reading[], rollups = true): Promise<void> {
   const n = readings.length;
@@ -412,9 +424,7 @@ export async function insertReadings(tx: EntityManager, place: BatchPlace, readi
   const batch = `unnest($4::uuid[], $5::text[], $6::float8[], $7::float8[]) WITH ORDINALITY AS u(m, g, t, v, i)`;
   await tx.query(
     rollups
-      ? `WITH u AS (SELECT * FROM ${batch}), stored AS (${insert}),
-              minutes AS (${foldInto("reading_minutes", MINUTE_MS)}), hours AS (${foldInto("reading_hours", HOUR_MS)})
-         SELECT 1`
+      ? `WITH u AS (SELECT * FROM ${batch}), stored AS (${insert}), staged AS (${STAGE_ROLLUPS}) SELECT 1`
       : `${insert.replace("FROM u", `FROM ${batch}`)}`,
     [place.pipeline_id, place.site_id, place.batch_id, `{${monitors.join(",")}}`, `{${tags.join(",")}}`, `{${ts.join(",")}}`, `{${values.join(",")}}`],
   );

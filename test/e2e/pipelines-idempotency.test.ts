@@ -64,7 +64,7 @@ async function stored(gateway = gw): Promise<number> {
   return res.rows[0]!.n;
 }
 async function events(gateway = gw): Promise<number> {
-  const res = await pg.query<{ n: string }>(`SELECT total_events AS n FROM pipelines.pipelines WHERE pipeline_id = $1`, [gateway.id]);
+  const res = await pg.query<{ n: string }>(`SELECT coalesce(sum(total_events), 0) AS n FROM pipelines.pipeline_events WHERE pipeline_id = $1`, [gateway.id]);
   return Number(res.rows[0]!.n);
 }
 async function captures(gateway = gw): Promise<number> {

@@ -112,6 +112,20 @@ describe("readings", () => {
     expect(item?.latest_event).toEqual(readings.slice(-5));
   });
 
+  it("counts every event of requests sent at once (the counter's stripes add up) and shows the last request's latest", async () => {
+    const before = (await t.http<Record<string, unknown>[]>("GET", `/_config/pipelines/_list?function_id=${h.fn}`)).body.find((p) => p.pipeline_id === gw.id);
+    const start = Date.now() - 3600_000;
+    const batch = (k: number) => Array.from({ length: 100 }, (_, i) => ({ monitor_id: h.pump.id, tag_id: "flow", ts: start + k * 1000 + i, value: k * 1000 + i }));
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, k) => ingest(t, "POST", readingsPath(), gw.ingest_key, { readings: batch(k) })));
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    const last = batch(99);
+    expect((await ingest(t, "POST", readingsPath(), gw.ingest_key, { readings: last })).status).toBe(200);
+    const list = await t.http<Record<string, unknown>[]>("GET", `/_config/pipelines/_list?function_id=${h.fn}`);
+    const item = list.body.find((p) => p.pipeline_id === gw.id);
+    expect(item?.total_events).toBe(Number(before?.total_events) + 1300);
+    expect(item?.latest_event).toEqual(last.slice(-5));
+  });
+
   it("refuses more than 10,000 readings in one request", async () => {
     const readings = Array.from({ length: 10001 }, () => ({ monitor_id: h.pump.id, tag_id: "flow", ts: Date.now(), value: 1 }));
     const res = await ingest(t, "POST", readingsPath(), gw.ingest_key, { readings });

@@ -192,23 +192,23 @@ describe("history and export with pipelines in a process of its own", () => {
         (res) => res.status,
         () => 0,
       );
-    // The test holds the hour rollups: the requests' transactions store their readings and wait there.
+    // The test holds the rollups' staging table: the requests' transactions store their readings and wait there.
     const holder = new Client({ connectionString: cluster.db!.url });
     await holder.connect();
     let answered: number[];
     try {
       await holder.query(`BEGIN`);
-      await holder.query(`LOCK TABLE pipelines.reading_hours IN SHARE MODE`);
+      await holder.query(`LOCK TABLE pipelines.rollup_pending IN SHARE MODE`);
       const inFlight = requests.slice(0, 6).map(post);
       await pollUntil(
         async () =>
           (
             await pg.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query ILIKE '%reading_hours%'`,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO readings%'`,
             )
           ).rows[0].n > 0,
         10_000,
-        "an ingestion waiting on the hour rollups",
+        "an ingestion waiting on the rollups' staging table",
       );
       await cluster.process("pipelines").stop("SIGKILL");
       answered = await Promise.all(inFlight);
@@ -219,7 +219,7 @@ describe("history and export with pipelines in a process of its own", () => {
     // None was answered 200, and none stored anything: a dead process's transactions end without a commit.
     expect(answered.filter((status) => status === 200)).toEqual([]);
     await pollUntil(
-      async () => (await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE '%reading_hours%' AND state <> 'idle'`)).rows[0].n === 0,
+      async () => (await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE '%INSERT INTO readings%' AND state <> 'idle'`)).rows[0].n === 0,
       10_000,
       "the killed process's transactions to end",
     );
@@ -230,7 +230,7 @@ describe("history and export with pipelines in a process of its own", () => {
     await cluster.waitReady();
     await pollUntil(async () => (await post(requests[0])) === 200, 15_000, "the pipelines process to take readings again", [cluster.process("pipelines")]);
     expect(await send(requests.slice(1).flat(), 500, 6)).toBe(23);
-    expect(await counts()).toEqual({ raw: before + 12_000, minutes: before + 12_000, hours: before + 12_000 });
+    await rolledUp(before + 12_000);
     expect(await rollupsOffRaw()).toEqual({ reading_minutes: [], reading_hours: [] });
   }, 60_000);
 });

@@ -9,6 +9,7 @@ import { csvField, csvHeader, csvRows, type CsvTag } from "../../../services/pip
 import {
   bucketSize,
   historyRange,
+  freshFrom,
   historyTiers,
   MAX_HISTORY_DAYS,
   pointsOf,
@@ -102,8 +103,8 @@ function spansOf(r: MsRange, t: HistoryTiers): { tier: "hours" | "minutes" | "ra
  * gap nor overlap (checked on the span edges, which is every ms at once), and each span sits on
  * its tier's grid, so the rollup rows it names hold readings of the range only.
  */
-function expectExactCover(r: MsRange, bucket: number): HistoryTiers {
-  const tiers = historyTiers(r, bucket);
+function expectExactCover(r: MsRange, bucket: number, fresh?: number): HistoryTiers {
+  const tiers = historyTiers(r, bucket, fresh);
   const spans = spansOf(r, tiers).sort((a, b) => a.from - b.from);
   let at = r.from;
   for (const s of spans) {
@@ -120,6 +121,27 @@ function expectExactCover(r: MsRange, bucket: number): HistoryTiers {
 
 describe("historyTiers", () => {
   const at = (h: number, m = 0, s = 0, ms = 0) => T0 + h * HOUR_MS + m * MINUTE_MS + s * SECOND + ms;
+
+  it("reads the newest minutes raw (their batches may not be folded yet), the rest as before, still each ms once", () => {
+    const now = at(14, 30, 10, 500);
+    const fresh = freshFrom(now);
+    expect(fresh).toBe(at(14, 28));
+    const r = { from: at(2, 5, 30), to: now };
+    const tiers = expectExactCover(r, HOUR_MS, fresh);
+    expect(tiers.hours).toEqual({ from: at(3), end: at(14) });
+    expect(tiers.minutes).toEqual([
+      { from: at(2, 6), end: at(3) },
+      { from: at(14), end: at(14, 28) },
+    ]);
+    expect(tiers.raw).toEqual([
+      { from: r.from, to: at(2, 6) - 1 },
+      { from: at(14, 28), to: now },
+    ]);
+    // A range that ends before the fresh edge is untouched; one inside it is all raw.
+    expect(historyTiers({ from: at(1), to: at(2) - 1 }, HOUR_MS, fresh)).toEqual(historyTiers({ from: at(1), to: at(2) - 1 }, HOUR_MS));
+    expect(historyTiers({ from: at(14, 29), to: now }, MINUTE_MS, fresh)).toEqual({ hours: null, minutes: [], raw: [{ from: at(14, 29), to: now }] });
+    for (const bucket of [SECOND, MINUTE_MS, 5 * MINUTE_MS, HOUR_MS, 12 * HOUR_MS]) expectExactCover({ from: at(0, 0, 0, 7), to: now + MINUTE_MS }, bucket, fresh);
+  });
 
   it("reads raw readings only for buckets under a minute", () => {
     const r = { from: at(1, 2, 3, 4), to: at(5, 6, 7, 8) };
