@@ -62,6 +62,8 @@ export interface AppConfig {
   streamMaxAgeS: number;
   /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */
   streamPartitions: number;
+  /** JetStream replicas of each stream (its dead-letter stream too): 3 on a 3-node NATS cluster, 1 on a single server. */
+  streamReplicas: number;
   /** The proxies (addresses or CIDRs) whose X-Forwarded-For and X-Forwarded-Proto are believed; empty: the socket's peer is the client. */
   trustProxy: string[];
   /** A console session ends after this long without a request. */
@@ -181,6 +183,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
     streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),
     streamPartitions: int(env, "STREAM_PARTITIONS", DEFAULT_PARTITIONS, 1, 1024),
+    streamReplicas: int(env, "STREAM_REPLICAS", 1, 1, 5),
     trustProxy: trustProxyOf(env),
     sessionTtlS: int(env, "SESSION_TTL_S", 8 * 3600, 60),
     signInThrottle: str(env, "SIGNIN_THROTTLE") !== "0" && str(env, "SIGNIN_THROTTLE") !== "false",

@@ -22,6 +22,15 @@
  * restarting, its clients moving to another) answers again on its subject; it is then asked for
  * its INFO and is back in the rotation, rather than after its next heartbeat.
  *
+ * A call can also be lost while both nodes live: when a NATS node of a cluster dies, what it held
+ * for the caller or the callee (the request, the reply) is gone, and for a moment after a client
+ * reconnects elsewhere the other servers do not yet know where its subscriptions are. So the
+ * probe carries the ids of the calls pending to the node, and the node answers when its
+ * connection last (re)connected and which of those calls it is working on. A call sent before
+ * either side's reconnect (or within RECONNECT_SETTLE_MS after it) that the node is not working
+ * on will get no answer: its reply would have come before the probe's, on the same route. Such a
+ * call, when safe to repeat, is sent again at once (as above); any other still waits out its timeout.
+ *
  * Without a NATS transporter (the single process of `npm start`) the middleware is not used.
  */
 import { Errors, Transporters, type Context, type Middleware, type ServiceBroker } from "moleculer";
@@ -55,6 +64,28 @@ const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** NATS's "no responders" status: the server has no subscription for the subject. */
 const NO_RESPONDERS = "503";
 
+/** After a NATS client reconnects, how long until its subscriptions are known across the cluster. */
+const RECONNECT_SETTLE_MS = 1000;
+
+/** A probe's answer: when the node's connection last (re)connected, and which of the asked calls it works on. */
+interface ProbeAnswer {
+  since: number;
+  working: string[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function probeAnswerOf(data: Uint8Array): ProbeAnswer | undefined {
+  try {
+    const parsed = JSON.parse(decoder.decode(data)) as Partial<ProbeAnswer>;
+    if (typeof parsed.since === "number" && Array.isArray(parsed.working)) return { since: parsed.since, working: parsed.working.map(String) };
+  } catch {
+    // An empty answer (a node of an older release): alive, and nothing more known.
+  }
+  return undefined;
+}
+
 /** Calls rejected because their node is gone, which may be sent again to another replica. */
 const retryable = new WeakSet<Error>();
 
@@ -83,8 +114,12 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
   let broker: ServiceBroker | undefined;
   let nats: Transporters.NATS | undefined;
   let responder: { on: NatsConnection; sub: Subscription } | undefined;
-  /** Per node, its calls still pending and when each was sent; a Map keeps them oldest first. */
-  const pending = new Map<string, Map<Context, number>>();
+  /** When this node's NATS connection last (re)connected. */
+  let connectedAt = Date.now();
+  /** Calls from other nodes this node is working on, by request id. */
+  const working = new Set<string>();
+  /** Per node, its calls still pending, when each was sent and whether it may be sent again; a Map keeps them oldest first. */
+  const pending = new Map<string, Map<Context, { since: number; safe: boolean }>>();
   const lastAsked = new Map<string, number>();
   const asking = new Set<string>();
   /** Nodes this middleware declared gone, and when. */
@@ -96,12 +131,27 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
   function answerProbes(): void {
     const nc = connection();
     if (!broker || !nats || !nc || responder?.on === nc) return;
+    connectedAt = Date.now();
     const sub = nc.subscribe(aliveSubject(nats.prefix, broker.nodeID), {
       callback: (err, msg) => {
-        if (!err) msg.respond();
+        if (err) return;
+        let asked: unknown = [];
+        try {
+          asked = msg.data.length ? JSON.parse(decoder.decode(msg.data)) : [];
+        } catch {
+          asked = [];
+        }
+        // After the calls that arrived with the probe have entered their handlers.
+        setImmediate(() => {
+          const answer: ProbeAnswer = { since: connectedAt, working: Array.isArray(asked) ? asked.map(String).filter((id) => working.has(id)) : [] };
+          msg.respond(encoder.encode(JSON.stringify(answer)));
+        });
       },
     });
     responder = { on: nc, sub };
+    void (async () => {
+      for await (const status of nc.status()) if (status.type === "reconnect") connectedAt = Date.now();
+    })().catch(() => undefined);
   }
 
   function watch(): void {
@@ -115,13 +165,13 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
     if (!transit) return;
     const now = Date.now();
     for (const [nodeID, calls] of pending) {
-      for (const [ctx, since] of calls) {
+      for (const [ctx, call] of calls) {
         // Answered, or given up on by the Timeout middleware (transit's promise then never settles).
         if (!transit.pendingRequests.has(ctx.id)) {
           calls.delete(ctx);
           continue;
         }
-        if (now - since >= opts.probeAfterMs) ask(nodeID, now);
+        if (now - call.since >= opts.probeAfterMs) ask(nodeID, now);
         break;
       }
       if (calls.size === 0) pending.delete(nodeID);
@@ -141,10 +191,15 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
     if (!nc || !nats || asking.has(nodeID) || now - (lastAsked.get(nodeID) ?? 0) < opts.probeEveryMs) return;
     asking.add(nodeID);
     lastAsked.set(nodeID, now);
-    nc.request(aliveSubject(nats.prefix, nodeID), undefined, { timeout: opts.probeTimeoutMs }).then(
-      () => {
+    const asked = [...(pending.get(nodeID) ?? new Map<Context, { since: number; safe: boolean }>())].filter(([, call]) => now - call.since >= opts.probeAfterMs).slice(0, 1000);
+    const payload = asked.length ? encoder.encode(JSON.stringify(asked.map(([ctx]) => ctx.id))) : undefined;
+    nc.request(aliveSubject(nats.prefix, nodeID), payload, { timeout: opts.probeTimeoutMs }).then(
+      (msg) => {
         asking.delete(nodeID);
         if (gone.delete(nodeID)) returned(nodeID);
+        const answer = probeAnswerOf(msg.data);
+        // A reply the node sent before its answer has been handled by the time this timer fires.
+        if (answer) setTimeout(() => failOverLost(nodeID, asked, answer), 20);
       },
       (err: NatsError) => {
         asking.delete(nodeID);
@@ -162,6 +217,25 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
     // As a heartbeat timeout would: out of the rotation, its pending requests rejected (transit.js).
     broker.registry.nodes.disconnected(nodeID, true);
     pending.delete(nodeID);
+  }
+
+  /** Sends again the safe calls the node will never answer: sent around a reconnect, not being worked on. */
+  function failOverLost(nodeID: string, asked: [Context, { since: number; safe: boolean }][], answer: ProbeAnswer): void {
+    const transit = broker?.transit;
+    if (!transit) return;
+    const settled = Math.max(connectedAt, answer.since) + RECONNECT_SETTLE_MS;
+    const busy = new Set(answer.working);
+    let lost = 0;
+    for (const [ctx, call] of asked) {
+      if (!call.safe || call.since >= settled || busy.has(ctx.id)) continue;
+      const req = transit.pendingRequests.get(ctx.id);
+      if (!req) continue;
+      transit.removePendingRequest(ctx.id);
+      pending.get(nodeID)?.delete(ctx);
+      req.reject(rejected(ctx.action?.name ?? "", nodeID, true));
+      lost++;
+    }
+    if (lost) broker?.logger.warn(`${lost} call(s) to '${nodeID}' were lost as NATS reconnected; sent again.`);
   }
 
   function returned(nodeID: string): void {
@@ -200,7 +274,7 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
         if (broker.registry.nodes.get(nodeID)?.available === false) return Promise.reject(rejected(name, nodeID, safe(ctx)));
         let calls = pending.get(nodeID);
         if (!calls) pending.set(nodeID, (calls = new Map()));
-        calls.set(ctx, Date.now());
+        calls.set(ctx, { since: Date.now(), safe: safe(ctx) });
         watch();
         return handler(ctx).then(
           (result) => {
@@ -217,6 +291,17 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
         );
       };
       return failFast as unknown as typeof next;
+    },
+
+    localAction(next) {
+      if (!nats) return next;
+      const handler = next as unknown as Handler;
+      const tracked = (ctx: Context): Promise<unknown> => {
+        if (!broker || ctx.nodeID === broker.nodeID) return handler(ctx);
+        working.add(ctx.id);
+        return new Promise((resolve) => resolve(handler(ctx))).finally(() => working.delete(ctx.id));
+      };
+      return tracked as unknown as typeof next;
     },
 
     async stopped() {

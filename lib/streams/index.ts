@@ -16,7 +16,7 @@ interface Logger {
 }
 
 export function streamSettings(cfg: AppConfig): StreamSettings {
-  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS, partitions: cfg.streamPartitions };
+  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS, partitions: cfg.streamPartitions, replicas: cfg.streamReplicas };
 }
 
 /** `nats://a:4222,nats://b:4222` (the transporter's own URL) or undefined for any other transporter. */

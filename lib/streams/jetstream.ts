@@ -50,6 +50,8 @@ interface Logger {
 }
 
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+/** How long a consumer's setup is tried again while JetStream is not answering yet. */
+const SETUP_PATIENCE_MS = 30_000;
 const safe = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
 const encoder = new TextEncoder();
 
@@ -127,6 +129,8 @@ export class JetStreamAdapter implements StreamAdapter {
   private jsm?: JetStreamManager;
   private readonly ensured = new Map<string, Promise<void>>();
   private readonly subscriptions = new Set<Subscription>();
+  private readonly scaleWarned = new Set<string>();
+  private singleServer = false;
 
   constructor(
     private readonly servers: string,
@@ -135,9 +139,15 @@ export class JetStreamAdapter implements StreamAdapter {
   ) {}
 
   async start(): Promise<void> {
-    this.nc = await connect({ servers: this.servers, name: `${this.settings.namespace}-streams`, maxReconnectAttempts: -1 });
-    this.js = this.nc.jetstream();
-    this.jsm = await this.nc.jetstreamManager();
+    // Every node of a NATS cluster, so the connection moves to another when its node dies.
+    this.nc = await connect({ servers: natsServerList(this.servers), name: `${this.settings.namespace}-streams`, maxReconnectAttempts: -1 });
+    const nc = this.nc;
+    this.js = nc.jetstream();
+    this.jsm = await this.patiently("JetStream", () => nc.jetstreamManager());
+    if ((this.settings.replicas ?? 1) > 1 && !this.nc.info?.cluster) {
+      this.singleServer = true;
+      this.logger.warn(`NATS at ${this.servers} is a single server, not a cluster: streams keep 1 replica, not the ${this.settings.replicas} of STREAM_REPLICAS`);
+    }
   }
 
   async stop(): Promise<void> {
@@ -174,7 +184,7 @@ export class JetStreamAdapter implements StreamAdapter {
       retention: RetentionPolicy.Limits,
       max_age: nanos(this.settings.maxAgeS * 1000),
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      num_replicas: 1,
+      num_replicas: this.replicas,
     };
     let existing;
     try {
@@ -192,6 +202,7 @@ export class JetStreamAdapter implements StreamAdapter {
           if (subjects.some((s) => !now.config.subjects?.includes(s))) throw err;
         });
       }
+      if ((existing.config.num_replicas || 1) !== this.replicas) await this.scale(name);
     } else {
       try {
         await jsm.streams.add(config);
@@ -202,6 +213,36 @@ export class JetStreamAdapter implements StreamAdapter {
         });
       }
     }
+  }
+
+  /** STREAM_REPLICAS; 1 on a server that is not part of a cluster (which refuses more). */
+  private get replicas(): number {
+    return this.singleServer ? 1 : Math.max(1, this.settings.replicas ?? 1);
+  }
+
+  /**
+   * Brings an existing stream to the configured number of replicas (JetStream changes it in
+   * place). A stream it cannot scale (too few nodes up to place the copies) keeps working as it
+   * is: said once, and the start goes on.
+   */
+  private async scale(name: string): Promise<void> {
+    const { jsm } = this.client();
+    try {
+      const now = await jsm.streams.info(name);
+      if ((now.config.num_replicas || 1) === this.replicas) return;
+      await jsm.streams.update(name, { ...now.config, num_replicas: this.replicas });
+    } catch (err) {
+      const now = await jsm.streams.info(name).catch(() => undefined);
+      // Another process of the cluster scaled it first.
+      if (now && (now.config.num_replicas || 1) === this.replicas) return;
+      this.warnScale(name, now?.config.num_replicas, err);
+    }
+  }
+
+  private warnScale(name: string, replicas: number | undefined, err: unknown): void {
+    if (this.scaleWarned.has(name)) return;
+    this.scaleWarned.add(name);
+    this.logger.warn(`stream ${name} keeps ${replicas ?? "its"} replica(s), not the ${this.replicas} of STREAM_REPLICAS: ${errorText(err)}`);
   }
 
   private get partitions(): number {
@@ -220,6 +261,25 @@ export class JetStreamAdapter implements StreamAdapter {
     );
   }
 
+  /**
+   * The start and a consumer's setup, tried again while a NATS cluster settles: for a moment after
+   * a node dies or joins, or a stream is made or scaled, JetStream answers "temporarily
+   * unavailable", "stream not found" or nothing at all. A process starting then waits for it
+   * rather than failing its start.
+   */
+  private async patiently<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + SETUP_PATIENCE_MS;
+    for (let delay = 250; ; delay = Math.min(2000, delay * 2)) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (Date.now() + delay > deadline) throw err;
+        this.logger.warn(`${what}: ${errorText(err)}; trying again in ${delay} ms`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
   /** The consumer, made if missing; replicas racing each other both succeed. */
   private async ensureConsumer(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
     const { jsm } = this.client();
@@ -233,34 +293,37 @@ export class JetStreamAdapter implements StreamAdapter {
   }
 
   async subscribe(stream: string, group: string, handler: StreamHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
-    await this.ensureStream(stream);
     const { js, jsm } = this.client();
     const names = jetStreamNames(this.settings.namespace, stream);
     const ackWaitMs = opts.ackWaitMs ?? 30000;
     const durables = Array.from({ length: this.partitions }, (_, k) => names.partitionDurable(group, k));
-    await Promise.all(
-      durables.map((durable, k) =>
-        this.ensureConsumer(names.stream, {
-          durable_name: durable,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          filter_subject: names.partitionSubject(k),
-          ack_wait: nanos(ackWaitMs),
-          // One unacked message per partition: the order of a key across every replica.
-          max_ack_pending: 1,
-        }),
-      ),
-    );
-    // The group's consumer from before partitions, if it exists, still has the old subject's messages.
-    const legacy = await jsm.consumers.info(names.stream, names.durable(group)).then(
-      () => names.durable(group),
-      () => undefined,
-    );
+    const consumers = await this.patiently(`stream ${stream}/${group}`, async () => {
+      await this.ensureStream(stream);
+      await Promise.all(
+        durables.map((durable, k) =>
+          this.ensureConsumer(names.stream, {
+            durable_name: durable,
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.All,
+            filter_subject: names.partitionSubject(k),
+            ack_wait: nanos(ackWaitMs),
+            // One unacked message per partition: the order of a key across every replica.
+            max_ack_pending: 1,
+          }),
+        ),
+      );
+      // The group's consumer from before partitions, if it exists, still has the old subject's messages.
+      const legacy = await jsm.consumers.info(names.stream, names.durable(group)).then(
+        () => names.durable(group),
+        () => undefined,
+      );
+      const all = legacy ? [...durables, legacy] : durables;
+      return Promise.all(all.map(async (durable) => ({ durable, consumer: await js.consumers.get(names.stream, durable) })));
+    });
     const slots = new Slots(Math.max(1, opts.concurrency ?? 1));
     const feeds: ConsumerMessages[] = [];
     const loops: Promise<void>[] = [];
-    for (const durable of legacy ? [...durables, legacy] : durables) {
-      const consumer = await js.consumers.get(names.stream, durable);
+    for (const { durable, consumer } of consumers) {
       const messages = await consumer.consume({ max_messages: 2 });
       feeds.push(messages);
       loops.push(
@@ -343,6 +406,14 @@ export class JetStreamAdapter implements StreamAdapter {
       await jsm.streams.delete(names.dlqStream).catch(() => undefined);
     }
   }
+}
+
+/** `nats://a:4222,nats://b:4222` (TRANSPORTER's form) as the list the `nats` client takes: it reads a string as one server. */
+export function natsServerList(servers: string): string[] {
+  return servers
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function errorText(err: unknown): string {

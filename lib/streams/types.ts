@@ -99,4 +99,10 @@ export interface StreamSettings {
    * keys to other partitions, so change it with the streams drained.
    */
   partitions?: number;
+  /**
+   * JetStream copies of each stream and its dead-letter stream (default 1, STREAM_REPLICAS): 3 on
+   * a 3-node NATS cluster, so a node's death loses nothing and a new leader takes over. A stream
+   * made with another number is updated to it at start.
+   */
+  replicas?: number;
 }

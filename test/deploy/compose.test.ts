@@ -28,15 +28,31 @@ interface Compose {
 
 const compose = parse(read("docker-compose.yml"), { merge: true }) as Compose;
 const DB_SERVICES = ALL_SERVICES.filter((s) => s !== "api");
+const NATS_NODES = ["nats-1", "nats-2", "nats-3"];
 
 describe("docker-compose.yml", () => {
   it("runs NATS with JetStream, PostgreSQL and Redis, each with a health check and a volume", () => {
-    const { nats, postgres, redis } = compose.services;
-    expect(nats?.command).toContain("-js");
-    for (const infra of [nats, postgres, redis]) {
+    const { postgres, redis } = compose.services;
+    for (const infra of [...NATS_NODES.map((n) => compose.services[n]), postgres, redis]) {
       expect(infra?.healthcheck?.test?.length).toBeGreaterThan(0);
       expect(infra?.volumes?.length).toBe(1);
     }
+  });
+
+  it("runs NATS as a 3-node JetStream cluster, each node named, routed to all three, on a volume of its own", () => {
+    const flag = (cmd: string[], name: string) => cmd[cmd.indexOf(name) + 1];
+    const routes = NATS_NODES.map((n) => `nats://${n}:6222`);
+    for (const name of NATS_NODES) {
+      const cmd = compose.services[name]!.command!;
+      expect(cmd).toContain("-js");
+      expect(flag(cmd, "--server_name")).toBe(name);
+      expect(flag(cmd, "--cluster_name")).toBe("ims");
+      expect(flag(cmd, "--cluster")).toBe("nats://0.0.0.0:6222");
+      expect(flag(cmd, "--routes")!.split(",")).toEqual(routes);
+    }
+    const volumes = NATS_NODES.map((n) => compose.services[n]!.volumes![0]!.split(":")[0]);
+    expect(new Set(volumes).size).toBe(NATS_NODES.length);
+    expect(compose.services.nats).toBeUndefined();
   });
 
   it.each([...ALL_SERVICES])("runs %s in a container of its own from the one image, health-checked, after the migrations", (name) => {
@@ -44,14 +60,17 @@ describe("docker-compose.yml", () => {
     expect(svc).toBeDefined();
     expect(svc!.image).toBe(compose.services.api!.image);
     expect(svc!.environment?.SERVICES).toBe(name);
-    expect(svc!.environment?.TRANSPORTER).toBe("nats://nats:4222");
+    expect(svc!.environment?.TRANSPORTER).toBe(NATS_NODES.map((n) => `nats://${n}:4222`).join(","));
+    expect(svc!.environment?.STREAM_REPLICAS).toBe("3");
     expect(svc!.environment?.REDIS_URL).toBe("redis://redis:6379");
     expect(svc!.environment?.DATABASE_URL).toMatch(/^postgres:\/\/ims:.*@postgres:5432\/ims$/);
     expect(svc!.env_file).toBe(".env");
     const port = svc!.environment?.HEALTH_PORT;
     expect(svc!.healthcheck?.test?.join(" ")).toContain(`http://127.0.0.1:${port}/ready`);
     expect(svc!.depends_on).toEqual({
-      nats: { condition: "service_healthy" },
+      "nats-1": { condition: "service_healthy" },
+      "nats-2": { condition: "service_healthy" },
+      "nats-3": { condition: "service_healthy" },
       postgres: { condition: "service_healthy" },
       redis: { condition: "service_healthy" },
       migrate: { condition: "service_completed_successfully" },

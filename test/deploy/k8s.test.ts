@@ -129,12 +129,13 @@ describe("base installation", () => {
   });
 
   it.each([
-    ["nats", 4222],
-    ["postgres", 5432],
-    ["redis", 6379],
-  ])("runs %s as a StatefulSet with a volume behind a Service on port %d", (name, port) => {
+    ["nats", "nats-headless", 4222],
+    ["postgres", "postgres", 5432],
+    ["redis", "redis", 6379],
+  ])("runs %s as a StatefulSet with a volume, its pods named by the Service %s, reached on port %d", (name, governing, port) => {
     const sts = find(base, "StatefulSet", name as string)!;
-    expect(sts.spec.serviceName).toBe(name);
+    expect(sts.spec.serviceName).toBe(governing);
+    expect(find(base, "Service", governing as string)!.spec.clusterIP).toBe("None");
     expect(sts.spec.volumeClaimTemplates).toHaveLength(1);
     expect(sts.spec.template.spec.containers[0].readinessProbe).toBeDefined();
     expect(find(base, "Service", name as string)!.spec.ports.map((p: any) => p.port)).toContain(port);
@@ -142,10 +143,37 @@ describe("base installation", () => {
 
   it("runs NATS with JetStream and points the services at the in-cluster servers", () => {
     expect(find(base, "StatefulSet", "nats")!.spec.template.spec.containers[0].args).toContain("-js");
-    expect(config.data.TRANSPORTER).toBe("nats://nats:4222");
+    expect(config.data.TRANSPORTER).toBe(["nats-0", "nats-1", "nats-2"].map((pod) => `nats://${pod}.nats-headless:4222`).join(","));
     expect(config.data.REDIS_URL).toBe("redis://redis:6379");
     const secret = find(base, "Secret", "ims-secrets")!;
     expect(secret.stringData.DATABASE_URL).toBe(`postgres://ims:${secret.stringData.POSTGRES_PASSWORD}@postgres:5432/ims`);
+  });
+
+  it("runs NATS as a 3-node JetStream cluster: pods named, routed to each other, storage per pod, streams on 3 replicas", () => {
+    const sts = find(base, "StatefulSet", "nats")!;
+    expect(sts.spec.replicas).toBe(3);
+    const [c] = sts.spec.template.spec.containers;
+    const flag = (name: string) => c.args[c.args.indexOf(name) + 1];
+    // server_name from the pod's own name, distinct per node.
+    expect(flag("--server_name")).toBe("$(POD_NAME)");
+    expect(c.env).toContainEqual({ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } });
+    expect(flag("--cluster_name")).toBeTruthy();
+    expect(flag("-sd")).toBe(c.volumeMounts.find((m: any) => m.name === sts.spec.volumeClaimTemplates[0].metadata.name).mountPath);
+    // Routes to every pod through the headless Service, on the cluster port the pods listen on.
+    const headless = find(base, "Service", sts.spec.serviceName)!;
+    const routePort = headless.spec.ports.find((p: any) => p.name === "cluster").port;
+    expect(c.ports.find((p: any) => p.name === "cluster").containerPort).toBe(routePort);
+    expect(flag("--cluster")).toBe(`nats://0.0.0.0:${routePort}`);
+    const pods = Array.from({ length: sts.spec.replicas }, (_, i) => `nats-${i}.${sts.spec.serviceName}`);
+    expect(flag("--routes").split(",")).toEqual(pods.map((pod) => `nats://${pod}:${routePort}`));
+    expect(headless.spec.publishNotReadyAddresses).toBe(true);
+    // A client Service for the cluster as a whole, and the services told of every node.
+    const client = find(base, "Service", "nats")!;
+    expect(client.spec.clusterIP).toBeUndefined();
+    expect(client.spec.ports.map((p: any) => p.port)).toContain(4222);
+    expect(config.data.TRANSPORTER.split(",")).toEqual(pods.map((pod) => `nats://${pod}:4222`));
+    expect(config.data.STREAM_REPLICAS).toBe("3");
+    expect(find(base, "PodDisruptionBudget", "nats")!.spec.maxUnavailable).toBe(1);
   });
 
   it("migrates every schema in a Job, once, with MIGRATE_ONLY=1", () => {
@@ -184,6 +212,12 @@ describe("overlays", () => {
     for (const d of all(small, "Deployment")) expect(d.spec.replicas).toBe(1);
     for (const h of all(small, "HorizontalPodAutoscaler")) expect([h.spec.minReplicas, h.spec.maxReplicas]).toEqual([1, 3]);
     expect(find(small, "StatefulSet", "postgres")!.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe("5Gi");
+  });
+
+  it.each(DIRS)("%s keeps NATS at 3 nodes and the streams on as many replicas", (dir) => {
+    const objs = rendered[dir]!;
+    expect(find(objs, "StatefulSet", "nats")!.spec.replicas).toBe(3);
+    expect(find(objs, "ConfigMap", "ims-config")!.data.STREAM_REPLICAS).toBe("3");
   });
 
   it("large scales out, with notebooks on a shared volume", () => {

@@ -28,6 +28,20 @@ describe("readConfig in production", () => {
   });
 });
 
+describe("readConfig of the stream replicas", () => {
+  it("keeps one copy of each stream unless told, and takes 1 to 5", () => {
+    expect(readConfig({}).streamReplicas).toBe(1);
+    expect(readConfig({ STREAM_REPLICAS: "3" }).streamReplicas).toBe(3);
+    expect(readConfig({ STREAM_REPLICAS: "5" }).streamReplicas).toBe(5);
+  });
+
+  it("refuses a count JetStream does not take", () => {
+    for (const bad of ["0", "6", "1.5", "three"]) {
+      expect(() => readConfig({ STREAM_REPLICAS: bad })).toThrow(`STREAM_REPLICAS must be an integer from 1 to 5, got "${bad}"`);
+    }
+  });
+});
+
 describe("readConfig of the stream partitions", () => {
   it("keeps 16 partitions unless told, and takes 1 to 1024", () => {
     expect(readConfig({}).streamPartitions).toBe(16);
