@@ -209,7 +209,8 @@ async function crossingLoop(gw: Gateway): Promise<void> {
       { monitor_id: m, tag_id: "temp", ts, value: HIGH },
       { monitor_id: m, tag_id: "temp", ts: ts + 1, value: LOW },
     ]);
-    if (answer) opened.push(ts);
+    // Both readings kept: an alert opens and closes (a batch with a reading refused would be no crossing).
+    if (answer?.accepted === 2) opened.push(ts);
     await pace(started, CROSS_EVERY_MS);
   }
 }

@@ -254,11 +254,24 @@ export class JetStreamAdapter implements StreamAdapter {
     await this.ensureStream(stream);
     const { js } = this.client();
     const names = jetStreamNames(this.settings.namespace, stream);
-    // Published together and awaited together: the acks come back pipelined, and one connection
-    // keeps them in order, so the stream stores them (and a partition delivers them) in the array's order.
-    await Promise.all(
-      messages.map((m) => js.publish(names.partitionSubject(partitionOf(m.key, this.partitions)), encoder.encode(m.payload), { msgID: m.id })),
+    // A partition's messages one after the other, each once the previous is stored; partitions at
+    // once. Pipelined, a publish lost with a dying NATS node could fail while the next, sent after
+    // the reconnect, was stored: the failed one, staged again, would then come after it, and its
+    // consumers (the evaluator ignores readings older than their series' last) would skip it.
+    const chains = new Map<number, OutgoingMessage[]>();
+    for (const m of messages) {
+      const k = partitionOf(m.key, this.partitions);
+      const chain = chains.get(k);
+      if (chain) chain.push(m);
+      else chains.set(k, [m]);
+    }
+    const published = await Promise.allSettled(
+      [...chains].map(async ([k, chain]) => {
+        for (const m of chain) await js.publish(names.partitionSubject(k), encoder.encode(m.payload), { msgID: m.id });
+      }),
     );
+    const failed = published.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   /**

@@ -80,7 +80,8 @@ export interface StreamAdapter {
   stop(): Promise<void>;
   /**
    * Resolves once every message is stored durably by the stream (JetStream ack / committed row).
-   * Republishing an id is a no-op. Messages are stored in the array's order.
+   * Republishing an id is a no-op. A key's messages are stored in the array's order, each only
+   * once the one before it is (a failed one stops those after it).
    */
   publish(stream: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(stream: string, group: string, handler: StreamHandler, opts?: SubscribeOptions): Promise<Subscription>;
