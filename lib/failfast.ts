@@ -15,7 +15,7 @@
  *
  * A call so rejected is marked for a retry on another replica (`failoverRetryable`, the check of
  * the broker's retryPolicy) when repeating it cannot do a thing twice: a read (an action whose
- * every route is a GET), or a request that carries an Idempotency-Key to an action that declares
+ * every route is a GET, or an unrouted lookup declared `readOnly`), or a request that carries an Idempotency-Key to an action that declares
  * the header. Anything else answers 503 at once; its caller decides.
  *
  * A node declared gone that was only cut off from NATS for a moment (a NATS node of a cluster
@@ -102,7 +102,8 @@ export function aliveSubject(prefix: string, nodeID: string): string {
 type Handler = (ctx: Context) => Promise<unknown>;
 
 /** Whether sending the call again cannot do anything twice. */
-function safeToRepeat(http: HttpDeclaration | undefined): (ctx: Context) => boolean {
+function safeToRepeat(http: HttpDeclaration | undefined, readOnly: boolean): (ctx: Context) => boolean {
+  if (readOnly) return () => true;
   if (!http) return () => false;
   if (http.routes.length > 0 && http.routes.every((route) => route.startsWith("GET "))) return () => true;
   if (http.fields?.[IDEMPOTENCY_HEADER]?.in === "header") return (ctx) => (ctx.meta as { idempotency?: unknown }).idempotency !== undefined;
@@ -265,7 +266,7 @@ export function FailFastMiddleware(options: Partial<FailFastOptions> = {}): Midd
     remoteAction(next, action) {
       if (!nats) return next;
       const handler = next as unknown as Handler;
-      const safe = safeToRepeat(action.http);
+      const safe = safeToRepeat(action.http, action.readOnly === true);
       const name = action.name ?? "";
       const failFast = (ctx: Context): Promise<unknown> => {
         const nodeID = ctx.nodeID;

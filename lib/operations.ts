@@ -181,6 +181,11 @@ export function methodsMatcher(ops: Operation[]): (urlPath: string) => Method[] 
 declare module "moleculer" {
   interface ActionSchema {
     http?: HttpDeclaration;
+    /**
+     * An unrouted action that only reads (other services' lookups): a call lost with a dying node
+     * may be sent again to another replica (lib/failfast.ts). Routed actions say it by their GET routes.
+     */
+    readOnly?: true;
   }
   interface ServiceSettingSchema {
     /** The resources the service's answers are made of, which declarations name as `$Name`. */

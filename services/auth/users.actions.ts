@@ -106,6 +106,7 @@ export const usersActions: AuthActions = {
   /** Internal: a user's contact details for notifications (alerting), or null. */
   "users.resolve": {
     visibility: "public",
+    readOnly: true,
     params: { username: text },
     async handler(ctx: Context<ParamsOf<AuthContract, "users.resolve">>): Promise<ReplyOf<AuthContract, "users.resolve">> {
       const row = await repo.findUser(this.db, ctx.params.username.toLowerCase());

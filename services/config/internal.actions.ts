@@ -17,6 +17,7 @@ import * as sites from "./sites";
 export const internalActions: ConfigActions = {
   "sites.resolve": {
     visibility: "public",
+    readOnly: true,
     params: { site_id: text },
     handler(ctx: Context<ParamsOf<ConfigContract, "sites.resolve">>): Promise<ReplyOf<ConfigContract, "sites.resolve">> {
       return sites.resolveSite(this.system(ctx), ctx.params.site_id);
@@ -24,6 +25,7 @@ export const internalActions: ConfigActions = {
   },
   "plants.resolve": {
     visibility: "public",
+    readOnly: true,
     params: { plant_id: text },
     handler(ctx: Context<ParamsOf<ConfigContract, "plants.resolve">>): Promise<ReplyOf<ConfigContract, "plants.resolve">> {
       return plants.resolvePlant(this.system(ctx), ctx.params.plant_id);
@@ -31,6 +33,7 @@ export const internalActions: ConfigActions = {
   },
   "functions.resolve": {
     visibility: "public",
+    readOnly: true,
     params: { function_id: text },
     handler(ctx: Context<ParamsOf<ConfigContract, "functions.resolve">>): Promise<ReplyOf<ConfigContract, "functions.resolve">> {
       return functions.functionSummary(this.system(ctx), ctx.params.function_id);
@@ -38,6 +41,7 @@ export const internalActions: ConfigActions = {
   },
   "assets.resolve": {
     visibility: "public",
+    readOnly: true,
     params: { asset_id: text },
     handler(ctx: Context<ParamsOf<ConfigContract, "assets.resolve">>): Promise<ReplyOf<ConfigContract, "assets.resolve">> {
       return assets.assetSummary(this.system(ctx), ctx.params.asset_id);
@@ -45,6 +49,7 @@ export const internalActions: ConfigActions = {
   },
   "monitors.resolve": {
     visibility: "public",
+    readOnly: true,
     params: { monitor_ids: { type: "array", max: 10000, items: text } },
     handler(ctx: Context<ParamsOf<ConfigContract, "monitors.resolve">>): Promise<ReplyOf<ConfigContract, "monitors.resolve">> {
       return monitors.resolveMonitors(this.system(ctx), ctx.params.monitor_ids);

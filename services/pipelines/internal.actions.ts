@@ -14,6 +14,7 @@ export const internalActions: PipelinesActions = {
   /** Config's plant-delete refusal: the plant's pipelines and their events. */
   countForPlant: {
     visibility: "public",
+    readOnly: true,
     params: { plant_id: text },
     handler(ctx: Context<ParamsOf<PipelinesContract, "countForPlant">>): Promise<ReplyOf<PipelinesContract, "countForPlant">> {
       return repo.plantActivity(this.db, ctx.params.plant_id.toLowerCase()).catch(() => ({ pipelines: 0, events: 0 }));
@@ -23,6 +24,7 @@ export const internalActions: PipelinesActions = {
   /** A gateway's names, place and registered monitors (alerting names watchers' gateways with it), or null. */
   resolve: {
     visibility: "public",
+    readOnly: true,
     cache: { keys: ["pipeline_id"], ttl: 30 },
     params: { pipeline_id: text },
     handler(ctx: Context<ParamsOf<PipelinesContract, "resolve">>): Promise<ReplyOf<PipelinesContract, "resolve">> {
@@ -33,6 +35,7 @@ export const internalActions: PipelinesActions = {
   /** The pipeline a monitor is registered to, or null: the authority behind config's copy. */
   registrationOf: {
     visibility: "public",
+    readOnly: true,
     params: { monitor_id: text },
     handler(ctx: Context<{ monitor_id: string }>) {
       return repo.registrationOf(this.db, ctx.params.monitor_id).catch(() => null);

@@ -39,6 +39,14 @@ function echo(hold: Promise<void>): ServiceSchema {
           return this.broker.nodeID;
         },
       },
+      // Unrouted, as other services' lookups are: safe to repeat only when declared so.
+      lookup: {
+        readOnly: true,
+        async handler(this: Service) {
+          await hold;
+          return this.broker.nodeID;
+        },
+      },
     },
   };
 }
@@ -129,6 +137,7 @@ it("is not used without a transporter: the single process retries nothing", () =
 
 it("answers a read pending to a node cut from NATS from the other replica, fails a write at once, and takes the node back when it answers again", async () => {
   const read = caller.call<string, object>("echo.read", {}, { nodeID: nodeID("cut-off") });
+  const lookup = caller.call<string, object>("echo.lookup", {}, { nodeID: nodeID("cut-off") });
   const write = caller.call<string, object>("echo.write", {}, { nodeID: nodeID("cut-off") });
   const wrote = write.then(
     () => undefined,
@@ -138,6 +147,7 @@ it("answers a read pending to a node cut from NATS from the other replica, fails
   await relay.cut();
 
   await expect(read).resolves.toBe(nodeID("healthy"));
+  await expect(lookup).resolves.toBe(nodeID("healthy"));
   const readMs = Date.now() - cutAt;
   const err = await wrote;
   const writeMs = Date.now() - cutAt;
