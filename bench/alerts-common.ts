@@ -3,14 +3,14 @@ import type { TestNode } from "../test/helpers/node";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function create(t: TestNode, path: string, body: Record<string, unknown>): Promise<{ id: string; ingest_key?: string }> {
+export async function create(t: Pick<TestNode, "http">, path: string, body: Record<string, unknown>): Promise<{ id: string; ingest_key?: string }> {
   const res = await t.http<{ id: string; ingest_key?: string }>("POST", path, { body });
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** A site (Asia/Kolkata), a plant of it and a function of that: where a case's watchers and alerts live. */
-export async function createPlace(t: TestNode, label: string): Promise<{ site: string; plant: string; fn: string }> {
+export async function createPlace(t: Pick<TestNode, "http">, label: string): Promise<{ site: string; plant: string; fn: string }> {
   const site = await create(t, "/_config/sites", {
     site_name: `${label} site`,
     location: "Pune",

@@ -25,11 +25,13 @@
  * BENCH_ALERTS_TICK_MS (500), BENCH_ALERTS_PROBE_GAP_MS (250),
  * BENCH_ALERTS_DIAG=1 (prints the stream's backlog each second before the probes).
  * Case (a), the alarm KPI over a million alerts, is bench/alerts-kpi.ts (BENCH_ALERTS_CASES=kpi alone);
- * case (b), bulk acknowledge, is bench/alerts-ack.ts (BENCH_ALERTS_CASES=ack alone).
+ * case (b), bulk acknowledge, is bench/alerts-ack.ts (BENCH_ALERTS_CASES=ack alone);
+ * `scale`, one alerting replica against two over NATS, is bench/alerts-scale.ts (BENCH_ALERTS_CASES=scale alone).
  */
 import { Client } from "pg";
 import { startTestNode } from "../test/helpers/node";
 import { ackBench } from "./alerts-ack";
+import { scaleBench } from "./alerts-scale";
 import { create, createPlace, pct, sleep } from "./alerts-common";
 import { kpiBench } from "./alerts-kpi";
 
@@ -252,9 +254,10 @@ async function latencyBench({ hysteresis }: LatencyOptions): Promise<LatencyResu
 
 /**
  * BENCH_ALERTS_CASES: which cases run, comma-separated (default all): `latency` (above), `kpi` (a,
- * bench/alerts-kpi.ts), `ack` (b, bench/alerts-ack.ts), `latency-hysteresis` (c, above).
+ * bench/alerts-kpi.ts), `ack` (b, bench/alerts-ack.ts), `latency-hysteresis` (c, above), `scale`
+ * (bench/alerts-scale.ts: needs the machine's NATS and Redis).
  */
-const ALL_CASES = ["latency", "latency-hysteresis", "kpi", "ack"];
+const ALL_CASES = ["latency", "latency-hysteresis", "kpi", "ack", "scale"];
 const CASES = new Set((process.env.BENCH_ALERTS_CASES ?? ALL_CASES.join(",")).split(",").map((c) => c.trim()));
 
 async function all() {
@@ -269,6 +272,7 @@ async function all() {
   if ((plain && !plain.ok) || (hysteresis && !hysteresis.ok)) process.exitCode = 1;
   if (CASES.has("kpi") && !(await kpiBench())) process.exitCode = 1;
   if (CASES.has("ack") && !(await ackBench())) process.exitCode = 1;
+  if (CASES.has("scale") && !(await scaleBench())) process.exitCode = 1;
 }
 
 all().catch((err) => {

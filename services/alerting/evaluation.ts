@@ -72,8 +72,22 @@ export type NoticeSink = (tx: Sql, alert: AlertOpened) => Promise<void>;
 
 const seriesKey = (monitor_id: string, tag_id: string): string => `${monitor_id}\u0000${tag_id}`;
 
+/**
+ * A trigger's readings of the batch in timestamp order. The series' lists are sorted once per batch
+ * (inTimeOrder), so a trigger on one series (the common case) takes its list as it is; one on
+ * several merges theirs (a stable sort: ties keep their series' order, as before).
+ */
 function readingsOf(t: TriggerRow, bySeries: Map<string, Reading[]>): Reading[] {
-  return [...new Set(t.rule.conditions.map((c) => seriesKey(c.monitor_id, c.tag_id)))].flatMap((k) => bySeries.get(k) ?? []);
+  const keys = new Set(t.rule.conditions.map((c) => seriesKey(c.monitor_id, c.tag_id)));
+  if (keys.size === 1) return bySeries.get(keys.values().next().value!) ?? [];
+  return [...keys].flatMap((k) => bySeries.get(k) ?? []).sort(byTime);
+}
+
+const byTime = (a: Reading, b: Reading): number => a.ts - b.ts;
+
+/** Sorts each series' readings by timestamp, once for the batch's every trigger (stable: equal timestamps keep the batch's order). */
+function inTimeOrder(bySeries: Map<string, Reading[]>): void {
+  for (const list of bySeries.values()) list.sort(byTime);
 }
 
 /** What a state must keep: the sides of the thresholds, the hold and the off-delay; a reading's time alone is not. */
@@ -84,11 +98,11 @@ const essence = (s: TriggerState): string => JSON.stringify([s.conditions.map((c
  * when the state changed in what it must keep; otherwise the state is not written (the series
  * clocks still move, so a late reading is recognised as late all the same).
  */
-function run(t: TriggerRow, bySeries: Map<string, Reading[]>) {
+function run(t: TriggerRow, readings: Reading[]) {
   let state = t.state;
   const openings: { start: number; state: TriggerState }[] = [];
   const closings: number[] = [];
-  for (const reading of readingsOf(t, bySeries).sort((a, b) => a.ts - b.ts)) {
+  for (const reading of readings) {
     const s = step(t.rule, state, reading);
     if (!s.changed) continue;
     state = s.state;
@@ -144,8 +158,13 @@ export async function evaluateBatch(
     await clocks(newestOf(bySeries), null);
     return outcome;
   }
-  const significant = seen.filter((t) => run(t, bySeries).significant);
-  for (const t of seen) outcome.evaluated += readingsOf(t, bySeries).length;
+  inTimeOrder(bySeries);
+  const significant: TriggerRow[] = [];
+  for (const t of seen) {
+    const mine = readingsOf(t, bySeries);
+    outcome.evaluated += mine.length;
+    if (run(t, mine).significant) significant.push(t);
+  }
   if (significant.length === 0) {
     await clocks(newestOf(bySeries), null);
     return outcome;
@@ -160,7 +179,7 @@ export async function evaluateBatch(
     const openings: { t: TriggerRow; start: number; state: TriggerState }[] = [];
     const closings: { t: TriggerRow; end: number }[] = [];
     for (const t of locked) {
-      const r = run(t, bySeries);
+      const r = run(t, readingsOf(t, bySeries));
       openings.push(...r.openings.map((o) => ({ t, ...o })));
       closings.push(...r.closings.map((end) => ({ t, end })));
       if (r.significant) changed.push({ ...t, state: r.state });

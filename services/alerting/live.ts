@@ -6,6 +6,7 @@
  */
 import type { Context } from "moleculer";
 import { countDomain } from "../../lib/metrics";
+import { DEFAULT_PARTITIONS } from "../../lib/streams";
 import type { StreamConsumers } from "../../mixins/stream.mixin";
 import { resolveMonitors } from "../config/contract";
 import type { PipelineStreams } from "../pipelines/contract";
@@ -23,15 +24,18 @@ export const CLOCK_FLUSH_MS = 200;
  * The readings stream, read by the durable group "alerting": every replica shares it, so each
  * batch is evaluated by one of them. Batches are keyed by pipeline, so the stream hands one
  * pipeline's batches over one at a time in the order stored, across all replicas (the evaluator
- * ignores a reading older than its series' clock: out of order, an excursion could be missed);
- * up to 8 pipelines' batches at once per replica. `inPipelineOrder` stays as a cheap second guard
+ * ignores a reading older than its series' clock: out of order, an excursion could be missed).
+ * A replica takes a batch of every partition at once (a slot per partition, of the default 16):
+ * with fewer slots, a batch the server handed to a busy replica would wait there for a slot,
+ * holding its partition, while another replica had slots free; so two replicas share the
+ * partitions as they come free, and one alone has all of them in flight. `inPipelineOrder` stays as a cheap second guard
  * (an unkeyed message from before partitions, read through the group's old consumer). The trigger
  * row locks and the per-series clock make a batch that is redelivered open each alert once.
  */
 export const READINGS_STREAM: StreamConsumers<AlertingThis, PipelineStreams> = {
   readings: {
     group: "alerting",
-    concurrency: 8,
+    concurrency: DEFAULT_PARTITIONS,
     async handler(batch) {
       await this.inPipelineOrder(batch.pipeline_id, () => this.evaluate(batch.readings, true));
     },

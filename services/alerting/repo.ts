@@ -208,12 +208,19 @@ export interface TriggerRow {
   state: TriggerState;
 }
 
-/** Moves series clocks forward (never back), in the given transaction. */
+/**
+ * Moves series clocks forward (never back), in the given transaction. Rows are taken in key order:
+ * two replicas (or a replica's flush and a batch's transaction) writing overlapping series wait
+ * for each other instead of deadlocking, each deadlock costing a second (deadlock_timeout) and a
+ * failed write. A clock no newer than the stored one writes nothing: with two replicas taking a
+ * pipeline's batches in turn, each flush carries every series, half of them behind the other's.
+ */
 export async function advanceClocks(q: Sql, clocks: SeriesClock[]): Promise<void> {
   if (clocks.length === 0) return;
   await q.query(
-    `INSERT INTO series_clock (monitor_id, tag_id, ts) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-     ON CONFLICT (monitor_id, tag_id) DO UPDATE SET ts = GREATEST(series_clock.ts, EXCLUDED.ts)`,
+    `INSERT INTO series_clock (monitor_id, tag_id, ts)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(monitor_id, tag_id, ts) ORDER BY monitor_id, tag_id
+     ON CONFLICT (monitor_id, tag_id) DO UPDATE SET ts = EXCLUDED.ts WHERE series_clock.ts < EXCLUDED.ts`,
     [clocks.map((n) => n.monitor_id), clocks.map((n) => n.tag_id), clocks.map((n) => n.ts)],
   );
 }
