@@ -55,6 +55,13 @@ const SETUP_PATIENCE_MS = 30_000;
 const safe = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
 const encoder = new TextEncoder();
 
+/**
+ * How long a delivery may go unacknowledged before the server offers it again. A handler at work
+ * tells the server so every third of it (m.working()), so this bounds only a delivery or an ack
+ * lost on the way (a NATS node of a cluster dying with it): its partition waits this long, not 30 s.
+ */
+export const DEFAULT_ACK_WAIT_MS = 10_000;
+
 /** Back-off before a failed message is offered again: 1 s, 2 s, 4 s ... at most 30 s. */
 export const redeliveryDelayMs = (deliveries: number): number => Math.min(30000, 1000 * 2 ** Math.max(0, deliveries - 1));
 
@@ -293,22 +300,28 @@ export class JetStreamAdapter implements StreamAdapter {
     }
   }
 
-  /** The consumer, made if missing; replicas racing each other both succeed. */
+  /** The consumer, made if missing (replicas racing each other both succeed), its ack wait brought to the one asked. */
   private async ensureConsumer(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
     const { jsm } = this.client();
-    await jsm.consumers.info(stream, config.durable_name).catch(async () => {
+    const existing = await jsm.consumers.info(stream, config.durable_name).catch(async () => {
       await jsm.consumers.add(stream, config).catch(async (err) => {
         await jsm.consumers.info(stream, config.durable_name).catch(() => {
           throw err;
         });
       });
+      return undefined;
     });
+    if (existing && config.ack_wait !== undefined && existing.config.ack_wait !== config.ack_wait) {
+      await jsm.consumers
+        .update(stream, config.durable_name, { ack_wait: config.ack_wait })
+        .catch((err: unknown) => this.logger.warn(`consumer ${config.durable_name}: its ack wait stays as it was: ${errorText(err)}`));
+    }
   }
 
   async subscribe(stream: string, group: string, handler: StreamHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
     const { js, jsm } = this.client();
     const names = jetStreamNames(this.settings.namespace, stream);
-    const ackWaitMs = opts.ackWaitMs ?? 30000;
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const durables = Array.from({ length: this.partitions }, (_, k) => names.partitionDurable(group, k));
     const consumers = await this.patiently(`stream ${stream}/${group}`, async () => {
       await this.ensureStream(stream);
@@ -345,7 +358,7 @@ export class JetStreamAdapter implements StreamAdapter {
           for await (const m of messages) {
             await slots.acquire(m, ackWaitMs);
             try {
-              await this.deliver(stream, group, m, handler, opts.maxDeliveries ?? this.settings.maxDeliveries);
+              await this.deliver(stream, group, m, handler, opts.maxDeliveries ?? this.settings.maxDeliveries, ackWaitMs);
             } finally {
               slots.release();
             }
@@ -364,15 +377,19 @@ export class JetStreamAdapter implements StreamAdapter {
     return subscription;
   }
 
-  private async deliver(stream: string, group: string, m: JsMsg, handler: StreamHandler, maxDeliveries: number): Promise<void> {
+  private async deliver(stream: string, group: string, m: JsMsg, handler: StreamHandler, maxDeliveries: number, ackWaitMs: number): Promise<void> {
     const deliveries = m.info.redeliveryCount;
     const id = m.headers?.get("Nats-Msg-Id") || String(m.seq);
     let data: unknown;
+    // A long handler is not a lost delivery: the server hears from it within every ack wait.
+    const beat = setInterval(() => m.working(), Math.max(100, ackWaitMs / 3));
     try {
       data = JSON.parse(m.string());
       await handler({ id, stream, data, deliveries, publishedAt: Math.floor(m.info.timestampNanos / 1e6) });
+      clearInterval(beat);
       m.ack();
     } catch (err) {
+      clearInterval(beat);
       if (givesUp(err, deliveries, maxDeliveries)) {
         const letter: DeadLetter = { id, stream, group, deliveries, error: errorText(err), data: data ?? m.string() };
         const h = headers();
