@@ -25,7 +25,6 @@
  * per 1,000 readings, a cost that other load on the machine moves much less than readings/s.
  * Needs the machine's PostgreSQL and NATS (and Redis for b).
  */
-import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import { connect } from "nats";
@@ -34,6 +33,7 @@ import { createTestDatabase, type TestDatabase } from "../test/helpers/db";
 import { startCluster, type Cluster } from "../test/helpers/cluster";
 import type { HttpClient } from "../test/helpers/node";
 import { copyFrom } from "./copy";
+import { backendPids, cpuBetween, cpuMs } from "./cpu";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
@@ -264,33 +264,9 @@ async function copyBaseline(db: Client, rows: number, gw: Gateway): Promise<numb
   return copied / seconds;
 }
 
-/** CPU ms (user + system) each process has used so far, from /proc/<pid>/stat; a process gone counts 0. */
-function cpuMs(pids: number[]): Map<number, number> {
-  const tickMs = 1000 / 100; // USER_HZ: 100 on Linux whatever the kernel's HZ
-  const out = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      // Fields after the command name (which may hold spaces): state is the 3rd, utime the 14th, stime the 15th.
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) * tickMs);
-    } catch {
-      out.set(pid, 0);
-    }
-  }
-  return out;
-}
-
-/** The database's backends serving the cluster (not this client). */
-async function backendPids(pg: Client): Promise<number[]> {
-  return (await pg.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r) => r.pid);
-}
-
 /** CPU ms spent since `start` by its processes and any new ones in `pids`. */
 function cpuSince(start: Map<number, number>, pids: number[]): number {
-  const now = cpuMs([...new Set([...start.keys(), ...pids])]);
-  let ms = 0;
-  for (const [pid, used] of now) ms += Math.max(0, used - (start.get(pid) ?? 0));
-  return ms;
+  return cpuBetween(start, cpuMs([...new Set([...start.keys(), ...pids])]));
 }
 
 /** Readings folded into the minute rollups (the bench's database holds only its own). */
