@@ -9,6 +9,7 @@ import { DatabaseOutageMiddleware } from "./lib/errors";
 import { failoverRetryable, FailFastMiddleware } from "./lib/failfast";
 import { loggerOptions, RequestIdMiddleware } from "./lib/logging";
 import { metricsOptions } from "./lib/metrics";
+import { NATS_LIVENESS } from "./lib/streams/jetstream";
 import { ParamsMiddleware } from "./lib/validation";
 
 /**
@@ -24,7 +25,7 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
     namespace: cfg.namespace,
     nodeID: cfg.nodeId ?? null,
     logger: loggerOptions(cfg.logLevel) as BrokerOptions["logger"],
-    transporter: (cfg.transporter ?? null) as BrokerOptions["transporter"],
+    transporter: cfg.transporter ? { type: "NATS", options: { url: cfg.transporter, ...NATS_LIVENESS } } : null,
     serializer: "JSON",
     cacher: cfg.redisUrl
       ? { type: "Redis", options: { prefix: `${cfg.namespace}-cache`, redis: { url: cfg.redisUrl }, ttl: 300 } }

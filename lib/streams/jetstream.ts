@@ -147,7 +147,7 @@ export class JetStreamAdapter implements StreamAdapter {
 
   async start(): Promise<void> {
     // Every node of a NATS cluster, so the connection moves to another when its node dies.
-    this.nc = await connect({ servers: natsServerList(this.servers), name: `${this.settings.namespace}-streams`, maxReconnectAttempts: -1 });
+    this.nc = await connect({ servers: natsServerList(this.servers), name: `${this.settings.namespace}-streams`, maxReconnectAttempts: -1, ...NATS_LIVENESS });
     const nc = this.nc;
     this.js = nc.jetstream();
     this.jsm = await this.patiently("JetStream", () => nc.jetstreamManager());
@@ -439,6 +439,16 @@ export class JetStreamAdapter implements StreamAdapter {
 }
 
 /** `nats://a:4222,nats://b:4222` (TRANSPORTER's form) as the list the `nats` client takes: it reads a string as one server. */
+/**
+ * How a NATS client finds its server gone when the socket stays open (a frozen node, a machine
+ * lost without a reset): it pings every 4 s and gives the connection up when a third ping would
+ * go out with two unanswered, then reconnects to another node of the cluster, waiting at most
+ * 4 s for a node to greet it (a frozen node's kernel still accepts the connection). About 12-20 s
+ * in all, where the client's defaults (2-minute pings, 20 s to connect) took minutes. Both the
+ * transporter's and the streams' connections.
+ */
+export const NATS_LIVENESS = { pingInterval: 4000, maxPingOut: 2, timeout: 4000 };
+
 export function natsServerList(servers: string): string[] {
   return servers
     .split(",")

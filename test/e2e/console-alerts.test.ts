@@ -240,6 +240,8 @@ describe("one alert's page", () => {
     await page.mouse.move(over.x + over.width * 0.6, over.y + over.height / 2, { steps: 8 });
     await page.mouse.up();
     await page.getByRole("button", { name: "Show whole range" }).waitFor();
+    // The zoom's request may leave a moment after the button shows (a loaded machine): up to 5 s.
+    for (const until = Date.now() + 5000; historyAsks.length === asked && Date.now() < until; ) await page.waitForTimeout(50);
     const zoomed = historyAsks.slice(asked).at(-1);
     if (!zoomed) throw new Error("no history request after the zoom");
     const span = (u: URL) => Date.parse(u.searchParams.get("to") ?? "") - Date.parse(u.searchParams.get("from") ?? "");

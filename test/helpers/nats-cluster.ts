@@ -17,6 +17,8 @@ export interface NatsCluster {
   /** All client URLs joined by commas, as TRANSPORTER takes them. */ url: string;
   kill(i: number): Promise<void>; // SIGKILL node i, resolves when its process has exited
   restart(i: number): Promise<void>; // starts node i again on the same ports and store; resolves when it answers
+  freeze(i: number): Promise<void>; // SIGSTOP node i: its sockets stay open and nothing is answered (a hung node, a machine lost without a reset)
+  thaw(i: number): Promise<void>; // SIGCONT node i
   stop(): Promise<void>; // stops every node and removes the store dirs
   /** Resolves once JetStream has a meta leader (the cluster is usable). */ ready(): Promise<void>;
 }
@@ -144,9 +146,19 @@ export async function startNatsCluster(opts: { size?: number } = {}): Promise<Na
       spawnNode(n);
       await answers(n);
     },
+    async freeze(i) {
+      const n = node(i);
+      if (running(n)) n.child!.kill("SIGSTOP");
+    },
+    async thaw(i) {
+      const n = node(i);
+      if (running(n)) n.child!.kill("SIGCONT");
+    },
     async stop() {
       for (const n of nodes) {
         if (!running(n)) continue;
+        // A frozen node would not hear SIGTERM.
+        n.child!.kill("SIGCONT");
         n.child!.kill("SIGTERM");
         if (!(await settledWithin(n.exited, 5000))) {
           n.child!.kill("SIGKILL");
