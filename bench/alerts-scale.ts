@@ -28,8 +28,7 @@ import os from "node:os";
 import { connect, type JetStreamManager } from "nats";
 import { Client } from "pg";
 import { DEFAULT_PARTITIONS, jetStreamNames } from "../lib/streams";
-import { freePort, NATS_URL, pollUntil, REDIS_URL, ServiceProcess, startCluster, type Cluster } from "../test/helpers/cluster";
-import { ADMIN } from "../test/helpers/node";
+import { freePort, NATS_URL, pollUntil, startCluster, type Cluster, type ServiceProcess } from "../test/helpers/cluster";
 import { create, createPlace, sleep } from "./alerts-common";
 import { backendPids, cpuBetween, cpuMs, machineMs, natsServerPids } from "./cpu";
 
@@ -179,21 +178,11 @@ async function unfinished(jsm: JetStreamManager, namespace: string, done?: Set<n
   return left.reduce((a, b) => a + b, 0);
 }
 
-/** An alerting replica of the cluster, with a health port of its own to tell when it is ready. */
-async function alertingReplica(cluster: Cluster, n: number): Promise<{ proc: ServiceProcess; ready: () => Promise<boolean> }> {
+/** An alerting replica of the cluster, started, with a health port of its own to tell when it is ready. */
+async function alertingReplica(cluster: Cluster): Promise<{ proc: ServiceProcess; ready: () => Promise<boolean> }> {
   const port = await freePort();
-  const proc = new ServiceProcess(`alerting#${n}`, {
-    TRANSPORTER: NATS_URL,
-    REDIS_URL,
-    NAMESPACE: cluster.namespace,
-    DATABASE_URL: cluster.db!.url,
-    DATA_DIR: cluster.dataDir,
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
+  const proc = cluster.addProcess(["alerting"], {
     LOG_LEVEL: "warn",
-    NODE_ENV: "test",
-    SERVICES: "alerting",
-    NODE_ID: `${cluster.namespace}-alerting-${n}`,
     HEALTH_PORT: String(port),
     // Stopped between rounds with nothing in flight: no grace for load balancers to catch up.
     DRAIN_GRACE_S: "0",
@@ -220,8 +209,7 @@ async function runRound(cluster: Cluster, pg: Client, jsm: JetStreamManager, gat
     Number((await pg.query(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)).rows[0].deadlocks);
   const deadlocks0 = await deadlocks();
   const started = performance.now();
-  const nodes = await Promise.all(Array.from({ length: replicas }, (_, i) => alertingReplica(cluster, i + 1)));
-  for (const n of nodes) n.proc.start();
+  const nodes = await Promise.all(Array.from({ length: replicas }, () => alertingReplica(cluster)));
   let result: Omit<ScaleRound, "deadlocks">;
   try {
     const pending = new Set(nodes);
@@ -308,8 +296,7 @@ export async function scaleBench(): Promise<boolean> {
   const results: ScaleRound[] = [];
   try {
     // One replica for the setup: it makes the group's partition consumers and answers the watchers' creation.
-    const setup = await alertingReplica(cluster, 1);
-    setup.proc.start();
+    const setup = await alertingReplica(cluster);
     const gateways = await (async () => {
       try {
         await pollUntil(

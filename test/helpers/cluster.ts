@@ -142,8 +142,8 @@ export interface Cluster {
   process(service: string): ServiceProcess;
   /** Polls HTTP until an authenticated read through api, auth and config succeeds. */
   waitReady(timeoutMs?: number): Promise<void>;
-  /** Starts one more process in the cluster (not waited for), running these services. */
-  addProcess(services: string[]): ServiceProcess;
+  /** Starts one more process in the cluster (not waited for), running these services, with `env` beside the cluster's. */
+  addProcess(services: string[], env?: Record<string, string>): ServiceProcess;
   stop(): Promise<void>;
 }
 
@@ -188,7 +188,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     ...(opts.env ?? {}),
   };
   const seen = new Map<string, number>();
-  const processFor = (services: string[]) => {
+  const processFor = (services: string[], extra: Record<string, string> = {}) => {
     const base = services.length ? services.join("+") : "all";
     // Replicas of one group (e.g. two config processes) get names, and so node ids, of their own.
     const n = (seen.get(base) ?? 0) + 1;
@@ -196,11 +196,11 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const name = n === 1 ? base : `${base}#${n}`;
     // A stable node id: a restarted process takes its predecessor's place in every registry at
     // once, instead of the dead one being called until the heartbeat timeout drops it.
-    const env: Record<string, string> = { ...common, SERVICES: services.join(","), NODE_ID: `${namespace}-${name}` };
+    const env: Record<string, string> = { ...common, SERVICES: services.join(","), NODE_ID: `${namespace}-${name}`, ...extra };
     if (services.length === 0 || services.includes("api")) env.PORT = String(port);
     return new ServiceProcess(name, env);
   };
-  const procs = opts.processes.map(processFor);
+  const procs = opts.processes.map((services) => processFor(services));
   for (const p of procs) p.start();
 
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -229,8 +229,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         await pollUntil(async () => ![404, 503].includes((await http("GET", probe, { auth: null })).status), timeoutMs, `the service behind GET ${probe}`, procs);
       }
     },
-    addProcess(services) {
-      const p = processFor(services);
+    addProcess(services, env) {
+      const p = processFor(services, env);
       procs.push(p);
       p.start();
       return p;
