@@ -1,6 +1,6 @@
 /**
  * Every setting of the service comes from the environment and is read here, once.
- * The README's environment table lists the same names; keep the two in step.
+ * The environment table of docs/configuration.md lists the same names; keep the two in step.
  */
 import { isIP } from "node:net";
 import path from "node:path";
