@@ -83,7 +83,7 @@ async function parentOf(c: ConfigContext, p: AssetWrite): Promise<FunctionRow> {
   return fn;
 }
 
-// null reads as left out (README, Decisions), like undefined: the validator lets it through optional fields.
+// null reads as left out (docs/architecture.md, Decisions), like undefined: the validator lets it through optional fields.
 function criticality(value: string | null | undefined, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
   const parsed = parseYesNo(value);

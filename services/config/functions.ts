@@ -90,7 +90,7 @@ export async function removeFunction(c: ConfigContext, function_id: string): Pro
 
 /**
  * Op 25: renames; the plant_id of the body (and a site_id, as create takes) must be the
- * function's own: functions do not move (README, Decisions).
+ * function's own: functions do not move (docs/architecture.md, Decisions).
  */
 export async function updateFunction(
   c: ConfigContext,

@@ -123,7 +123,7 @@ async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_
 /** Op 17. Under a licence cap the count and the insert happen under one lock (repo.insertMonitor). */
 export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
   requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
-  // null reads as left out (README, Decisions).
+  // null reads as left out (docs/architecture.md, Decisions).
   if (p.function_id == null && p.asset_id == null) throw new DomainError(400, MSG.insufficientInputs);
   const parent = await parentOf(c, p);
   const tags = tagsOrThrow(p.tags ?? []);

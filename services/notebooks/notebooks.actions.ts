@@ -143,7 +143,7 @@ export const notebookActions: NotebooksActions = {
       if (!notebook_id) throw new DomainError(400, MSG.idMissing, "notebook_id");
       const row = isId(notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, notebook_id) : undefined;
       if (!row) throw new DomainError(400, MSG.notFound);
-      // null reads as left out (README, Decisions): the validator lets it through an optional field.
+      // null reads as left out (docs/architecture.md, Decisions): the validator lets it through an optional field.
       if (notebook_name === undefined || notebook_name === null || notebook_name.trim() === "") {
         throw new DomainError(400, MSG.missingNewName, "notebook_name");
       }

@@ -200,7 +200,7 @@ describe("assets", () => {
   it("defaults is_critical to No and accepts the plant and site of its function", async () => {
     const id = await post("/_config/assets", { asset_name: "Tank", function_id: fn, plant_id: plant, site_id: site, asset_category: "Static" });
     expect((await t.http("GET", `/_config/assets/${id}`)).body).toMatchObject({ is_critical: "No", attributes: {} });
-    // null reads as left out (README, Decisions): the default, not a fault.
+    // null reads as left out (docs/architecture.md, Decisions): the default, not a fault.
     const nullCritical = await post("/_config/assets", { asset_name: "Null Critical", function_id: fn, asset_category: "Static", is_critical: null });
     expect((await t.http("GET", `/_config/assets/${nullCritical}`)).body).toMatchObject({ is_critical: "No" });
   });

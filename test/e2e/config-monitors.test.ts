@@ -99,7 +99,7 @@ describe("monitors", () => {
     expect((await t.http("GET", `/_config/monitors/${id}`)).body).toMatchObject({ function_id: h.fn, tags: [], specs: {}, attributes: {} });
     const both = await post(t, "/_config/monitors", { monitor_name: "Both Ids", monitor_type: "process-monitor", asset_id: h.asset, function_id: h.fn });
     expect(both).toMatch(UUID);
-    // null reads as left out (README, Decisions).
+    // null reads as left out (docs/architecture.md, Decisions).
     const nullAsset = await post(t, "/_config/monitors", { monitor_name: "Null Asset", monitor_type: "process-monitor", asset_id: null, function_id: h.fn });
     expect((await t.http("GET", `/_config/monitors/${nullAsset}`)).body).toMatchObject({ function_id: h.fn });
     const nullFn = await post(t, "/_config/monitors", { monitor_name: "Null Fn", monitor_type: "process-monitor", asset_id: h.asset, function_id: null });
