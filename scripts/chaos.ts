@@ -12,7 +12,7 @@
  *   crossing loop posting, one after the other, batches holding one reading above the threshold
  *   and one below it (each accepted crossing opens and closes exactly one alert, so the alerts
  *   and emails expected are known exactly); every batch carries an Idempotency-Key and is sent
- *   again with the same key and bytes after a failure or no answer, with the README's back-off.
+ *   again with the same key and bytes after a failure or no answer, with the back-off of docs/api-tour.md, Retries.
  *   Readers send GET lists that each service answers. Every request's wait is recorded.
  * - Faults in turn, a phase each, with steady load between: kill -9 of one replica of each pair,
  *   of each single service, then of a NATS node (and another, the first back). The script plays
@@ -110,7 +110,7 @@ async function request(kind: Kind, method: string, path: string, headers: Record
 }
 
 // ---------------------------------------------------------------------------------------------
-// Gateways: load and crossings, every batch with its key, retried as the README tells gateways to.
+// Gateways: load and crossings, every batch with its key, retried as docs/api-tour.md (Retries) tells gateways to.
 
 interface Gateway {
   index: number;
@@ -138,7 +138,7 @@ let drive = true;
 /** Batches still unanswered at this instant are given up (after the drive has stopped). */
 let giveUpAt = Infinity;
 
-/** The README's back-off: 0.5 s, 1 s, 2 s, … up to 10 s, each with jitter. */
+/** The back-off of docs/api-tour.md, Retries: 0.5 s, 1 s, 2 s, … up to 10 s, each with jitter. */
 const backoff = (attempt: number) => Math.round(Math.min(10_000, 500 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2));
 
 /** Sends one batch until it is answered 200; the same key and bytes every time. */

@@ -2,7 +2,7 @@
  * Alarm-system performance (EXTENSIONS.md §1, ISA-18.2 section 16 / EEMUA 191): the range of a
  * KPI request and the answer's shape from what kpi.repo.ts aggregates in SQL. Pure.
  *
- * Definitions (README, "Alarm management"): every figure but the standing ones counts the alerts
+ * Definitions (docs/api-tour.md, "Alarm management"): every figure but the standing ones counts the alerts
  * that opened in [from, to]. The range is cut into 10-minute windows from `from` (the last one
  * may be shorter); a flood window has 10 or more openings. A trigger chatters when 3 of its
  * openings fall within 60 s; its `count` is its openings in the range. The standing figures

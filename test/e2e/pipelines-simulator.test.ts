@@ -1,5 +1,5 @@
 /**
- * The gateway simulator (scripts/simulate.ts) against a node, as the README's walkthrough runs
+ * The gateway simulator (scripts/simulate.ts) against a node, as the walkthrough of docs/api-tour.md runs
  * it: heartbeats show in the list, a start action is acked and the pipeline becomes running,
  * readings of every registered monitor are stored (a rising kWh counter for the energy monitor),
  * waveforms of the condition monitor arrive, and a stop action stops the stream; --backfill sends
