@@ -1,6 +1,6 @@
 /**
  * The gateway's own short cache of verified callers, so that a repeated request does not cross
- * to the auth service (over NATS, the largest single cost of a request: BENCHMARKS.md).
+ * to the auth service (over NATS, the largest single cost of a request: docs/benchmarks.md, bench:api).
  *
  * Entries are keyed by the same keyed fingerprint auth uses (lib/credentials.ts, with this
  * process's secret), never the password, and live a few seconds at most. Auth broadcasts
