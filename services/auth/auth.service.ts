@@ -18,6 +18,7 @@ import { authEvents, type CredentialsChanged } from "./contract";
 import { credentialKey, credentialsActions } from "./credentials.actions";
 import { lockoutActions } from "./lockout.actions";
 import { migrations } from "./migrations";
+import { runTokensActions } from "./run-tokens.actions";
 import { tokensActions } from "./tokens.actions";
 import { AUTH_SCHEMAS } from "./openapi";
 import { passwordActions } from "./password.actions";
@@ -42,6 +43,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthLocals> 
     ...passwordActions,
     // tokens.issue, tokens.list, tokens.revoke; tokens.authenticate (internal, for the gateway)
     ...tokensActions,
+    // tokens.issueForRun, tokens.revokeForRun (internal, for notebook runs' API door)
+    ...runTokensActions,
     // lockout.notify (internal, for the gateway's sign-in throttle)
     ...lockoutActions,
   },

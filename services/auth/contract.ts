@@ -13,12 +13,16 @@ export interface UserEvent {
   user_type: UserType;
   site_id: string | null;
   plant_id: string | null;
+  /** On `auth.user.removed`: when the removed record was made (epoch ms), so that what belonged to it can go and a later user's stays. */
+  created_at?: number;
 }
 
-/** `auth.users.resolve`: what another service (the notifier) may learn of a user. */
+/** `auth.users.resolve`: what another service (the notifier, notebooks) may learn of a user. */
 export interface UserContact extends UserEvent {
   mobile_number: string;
   country_code: string;
+  /** When this user record was made (epoch ms): with the name, it tells a user from a later one of the same name. */
+  created_at: number;
 }
 
 /**
@@ -64,6 +68,10 @@ export interface AuthContract {
   "tokens.authenticate": { params: { token: string }; reply: VerifiedToken };
   /** Null for an unknown user. */
   "users.resolve": { params: { username: string }; reply: UserContact | null };
+  /** A read token of a notebook's owner for one run; null when that user (that record, with `owner_since`) no longer exists. */
+  "tokens.issueForRun": { params: { username: string; owner_since?: number; ttl_s: number }; reply: { token_id: string; token: string } | null };
+  /** False when there was no such run token. */
+  "tokens.revokeForRun": { params: { token_id: string }; reply: boolean };
   /** True when an email went out (false: no such user). */
   "lockout.notify": { params: LockoutNotice; reply: boolean };
 }

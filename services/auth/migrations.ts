@@ -42,4 +42,6 @@ export const migrations = [
   ]),
   // Issue 17, the audit trail: the outbox auth stages its audit entries in (lib/audit.ts).
   sqlMigration("AuthAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
+  // Notebook runs read the API with a read token of their owner, made for the run (run-tokens.actions.ts); the list leaves them out.
+  sqlMigration("AuthRunTokens1768000000100", [`ALTER TABLE tokens ADD COLUMN purpose text NULL`]),
 ];

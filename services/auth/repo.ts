@@ -171,7 +171,8 @@ export async function insertToken(db: Db, t: NewToken): Promise<boolean> {
 
 /** A user's tokens, oldest first, expired ones included (the list shows why an integration stopped). */
 export async function listTokens(db: Db, username: string): Promise<TokenRow[]> {
-  return db.query(`SELECT * FROM tokens WHERE username = $1 ORDER BY created_at, token_id`, [username]);
+  // A notebook run's token is the run's, not one of the user's integrations.
+  return db.query(`SELECT * FROM tokens WHERE username = $1 AND purpose IS NULL ORDER BY created_at, token_id`, [username]);
 }
 
 /** A token found by its hash, with what its user is granted now (a token acts with its user's current grants). */
@@ -205,4 +206,40 @@ export async function deleteToken(db: Db, username: string, tokenId: string): Pr
     tokenId,
   ]);
   return deleted.length > 0;
+}
+
+/** A notebook run's read token (run-tokens.actions.ts). */
+export interface NewRunToken {
+  token_id: string;
+  username: string;
+  /** The owner's record (its `created_at`): a later user of the same name gets no token for the old one's notebooks. */
+  owner_since: number | null;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** False when the user is gone, or is another record of that name than the notebook's owner. */
+export async function insertRunToken(db: Db, t: NewRunToken): Promise<boolean> {
+  const inserted: unknown[] = await db.query(
+    `INSERT INTO tokens (token_id, username, name, scope, token_hash, created_at, expires_at, purpose)
+     SELECT $1, username, 'notebook run', 'read', $4, $5, $6, 'notebook-run' FROM users
+      WHERE username = $2 AND ($3::bigint IS NULL OR created_at = $3::bigint)
+     RETURNING token_id`,
+    [t.token_id, t.username, t.owner_since, t.token_hash, t.created_at, t.expires_at],
+  );
+  return inserted.length > 0;
+}
+
+/** The token's user, or null when there was no such run token. */
+export async function deleteRunToken(db: Db, tokenId: string): Promise<string | null> {
+  const deleted: { username: string }[] = await db.query(
+    `WITH d AS (DELETE FROM tokens WHERE token_id = $1 AND purpose = 'notebook-run' RETURNING username) SELECT username FROM d`,
+    [tokenId],
+  );
+  return deleted[0]?.username ?? null;
+}
+
+export async function deleteExpiredRunTokens(db: Db, now: number): Promise<void> {
+  await db.query(`DELETE FROM tokens WHERE purpose = 'notebook-run' AND expires_at < $1`, [now]);
 }

@@ -111,7 +111,7 @@ export const usersActions: AuthActions = {
     async handler(ctx: Context<ParamsOf<AuthContract, "users.resolve">>): Promise<ReplyOf<AuthContract, "users.resolve">> {
       const row = await repo.findUser(this.db, ctx.params.username.toLowerCase());
       if (!row) return null;
-      return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code };
+      return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code, created_at: Number(row.created_at) };
     },
   },
 
@@ -209,7 +209,7 @@ export const usersActions: AuthActions = {
         throw badRequest(MSG.deleteFailed);
       }
       await this.forgetCredentials(target.username);
-      void authEvents.emit(ctx, "auth.user.removed", userEvent(target));
+      void authEvents.emit(ctx, "auth.user.removed", { ...userEvent(target), created_at: Number(target.created_at) });
       return { status: "OK", message: MSG.userDeleted };
     },
   },

@@ -11,7 +11,7 @@ import type { DomainError } from "../../lib/errors";
 import { MAX_TEXT } from "../../lib/validation";
 import type { StreamClient } from "../../mixins/stream.mixin";
 import type { NotebookFiles } from "./files";
-import type { RunQueue } from "./queue";
+import type { RunQueue, SandboxState } from "./queue";
 import type { NotebookRow } from "./repo";
 
 export interface NotebooksLocals {
@@ -22,11 +22,22 @@ export interface NotebooksLocals {
   queue: RunQueue;
   ticker: Cron | undefined;
   pythonProbe: { at: number; python: Promise<string | null> } | undefined;
+  sandboxProbe: { at: number; state: Promise<SandboxState> } | undefined;
+  /** The runs' own folder (door sockets) and the helpers bound into every run. */
+  runtime: Promise<{ runsDir: string; helpers: string }>;
+  sweepers: Cron[] | undefined;
 }
 
 export interface NotebooksMethods {
   /** The interpreter with nbclient (NOTEBOOK_PYTHON, or probed); null: no Jupyter on this machine. */
   jupyterPython(): Promise<string | null>;
+  /** Whether runs can be sandboxed here (probed, a failure retried after a minute), and with what runtime. */
+  sandbox(): Promise<SandboxState>;
+  localApiUrl(): string;
+  /** The creation time of the user's record (auth), which its notebooks keep; null when auth cannot tell now. */
+  ownerSince(username: string): Promise<number | null>;
+  /** Removes the notebooks of users that are gone (owners.ts). */
+  sweepOwners(): Promise<void>;
   tick(): Promise<void>;
   /** The notebooks of the ids, all of them visible to the user; the first that is not answers with `fail`. */
   visibleOrFail(user: Principal, ids: string[], fail: (id: string) => DomainError): Promise<NotebookRow[]>;

@@ -106,6 +106,11 @@ export class NotebookFiles {
     await moveNoClobber(this.executed(owner, from), this.executed(owner, to), true);
   }
 
+  /** A removed user's whole folder: its notebooks, executed copies and whatever its runs wrote. */
+  async removeFolder(owner: string): Promise<void> {
+    await fs.rm(path.join(this.root, userFolder(owner)), { recursive: true, force: true });
+  }
+
   async remove(owner: string, name: string): Promise<void> {
     await unlinkIfPresent(this.source(owner, name));
     await unlinkIfPresent(this.executed(owner, name));

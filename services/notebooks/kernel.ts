@@ -1,12 +1,13 @@
 /**
- * The Jupyter runtime: which Python has nbclient and ipykernel, and running runner.py in a child
- * process under the run's time limit.
+ * The Jupyter runtime: which Python has nbclient and ipykernel, and running the runner
+ * (python/runner.py) under the run's time limit, in the sandbox launch it is given (sandbox.ts).
  */
 import { execFile, spawn } from "node:child_process";
 import path from "node:path";
-import { DETAIL } from "./messages";
+import type { Launch } from "./sandbox";
 
-const RUNNER = path.join(__dirname, "runner.py");
+/** runner.py and ims.py: bound read-only into every run. */
+export const HELPERS = path.join(__dirname, "python");
 
 /**
  * Debian's python3-nbclient installs into the system Python, which need not be the first
@@ -53,16 +54,24 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/** Why a run stopped early, when it did: the messages are the caller's. */
+export interface Stops {
+  timeLimit: string;
+  interrupted: string;
+}
+
 /**
- * Executes `source` and writes the executed copy to `executed`. The runner leads a process group
- * of its own and reports its kernel's pid (the kernel has a session of its own), so that past the
- * time limit both groups are killed and nothing keeps computing.
+ * Runs the launch (the runner in its sandbox) and reads its outcome. The launch leads a process
+ * group of its own; past the time limit the group is killed, and with it the sandbox's pid
+ * namespace. Where the run has no pid namespace (`hostPids`), the runner reports its kernel's pid
+ * (the kernel has a session of its own) and that group is killed too.
  */
-export function executeNotebook(python: string, source: string, executed: string, timeoutS: number): Execution {
-  const child = spawn(python, [RUNNER, source, executed, String(timeoutS)], {
+export function executeNotebook(launch: Launch, timeoutS: number, stops: Stops): Execution {
+  const child = spawn(launch.file, launch.args, {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1" },
+    env: launch.env,
+    cwd: launch.cwd,
   });
   let kernelPid: number | undefined;
   let outcome: RunOutcome | undefined;
@@ -83,7 +92,8 @@ export function executeNotebook(python: string, source: string, executed: string
       if (!line) continue;
       try {
         const msg = JSON.parse(line) as { kernel_pid?: number; status?: RunOutcome["status"]; error?: string };
-        if (typeof msg.kernel_pid === "number") kernelPid = msg.kernel_pid;
+        // A pid inside the sandbox's namespace is not this machine's: never signal it.
+        if (typeof msg.kernel_pid === "number" && launch.hostPids) kernelPid = msg.kernel_pid;
         if (msg.status) outcome = { status: msg.status, error: msg.error ?? null };
       } catch {
         /* a line a notebook printed straight to the runner's stdout is not ours */
@@ -99,7 +109,7 @@ export function executeNotebook(python: string, source: string, executed: string
       clearTimeout(timer);
       // A kernel the runner could not shut down (it crashed) must not outlive the run.
       killGroup(kernelPid);
-      if (stopped === "timeout") resolve({ status: "failed", error: DETAIL.timeLimit(timeoutS) });
+      if (stopped === "timeout") resolve({ status: "failed", error: stops.timeLimit });
       else if (stopped) resolve({ status: "failed", error: stopped });
       else if (outcome) resolve(outcome);
       else {
@@ -110,5 +120,5 @@ export function executeNotebook(python: string, source: string, executed: string
     child.once("error", (err) => finish(null, `The runner could not start: ${err.message}`));
     child.once("close", (code) => finish(code));
   });
-  return { done, kill: () => kill(DETAIL.interrupted) };
+  return { done, kill: () => kill(stops.interrupted) };
 }

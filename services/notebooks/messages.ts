@@ -28,6 +28,8 @@ export const MSG = {
   invalidInput: (field: string) => `Invalid input: ${field}`,
   /** Contract: run without a kernel on the machine, 500. */
   runtimeMissing: "Jupyter runtime not available",
+  /** A machine that cannot sandbox a run never runs it unconfined (docs/security.md, Notebooks): 500. */
+  sandboxMissing: "sandbox not available",
 } as const;
 
 /** Details of our own inside the spec's `<detail>` slots. */
@@ -37,6 +39,8 @@ export const DETAIL = {
   badUntil: "until must be a date and time YYYY-MM-DD HH:MM (UTC)",
   badTime: "time must be HH:MM (UTC)",
   badPeriod: "period must be a day of the week",
-  timeLimit: (s: number) => `The run exceeded the time limit of ${s} s and was stopped`,
+  timeLimit: (s: number) => `time limit of ${s} s exceeded`,
+  memoryLimit: (mb: number) => `memory limit of ${mb} MB exceeded`,
+  ownerGone: "The notebook's owner no longer exists",
   interrupted: "The run was interrupted: the replica running it stopped",
 } as const;

@@ -53,4 +53,10 @@ export const migrations = [
   ]),
   // Issue 17, the audit trail: the outbox the service stages its audit entries in (lib/audit.ts).
   sqlMigration("NotebooksAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
+  /*
+   * A notebook belongs to its owner's user record, not to the name: owner_since is that record's
+   * creation time (auth's users.resolve), so a later user of the same name neither sees nor runs
+   * it (owners.ts). Null for notebooks made before it was kept.
+   */
+  sqlMigration("NotebooksOwnerRecord1768000000200", [`ALTER TABLE notebooks ADD COLUMN owner_since bigint NULL`]),
 ];

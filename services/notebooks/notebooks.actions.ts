@@ -31,6 +31,7 @@ export const notebookActions: NotebooksActions = {
     params: {},
     async handler(ctx: Context<unknown, RequestMeta>) {
       const user = ctx.meta.user;
+      const owner_since = await this.ownerSince(user.username);
       // Names taken on disk or in the table are skipped; the unique index and the exclusive
       // create decide between two creates racing for the same name.
       for (let attempt = 0; attempt < 20; attempt++) {
@@ -44,7 +45,7 @@ export const notebookActions: NotebooksActions = {
           throw new DomainError(400, MSG.createFileError(fsDetail(err)));
         }
         const notebook_id = newId();
-        const row = { notebook_id, owner: user.username, site_id: user.site_id, plant_id: user.plant_id, notebook_name: name, now: Date.now() };
+        const row = { notebook_id, owner: user.username, owner_since, site_id: user.site_id, plant_id: user.plant_id, notebook_name: name, now: Date.now() };
         try {
           await auditedWrite(this.db, this.streams, ctx, notebookChange("create", row, diff(null, { owner: row.owner, notebook_name: name })), (q) =>
             repo.insertNotebook(q, row),

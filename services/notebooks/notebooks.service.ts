@@ -8,24 +8,31 @@
  * rename, get, all, count), runs.actions.ts (run, schedule, unschedule), content.actions.ts
  * (content, saveContent: not in the spec).
  */
+import type { Server } from "node:http";
+import os from "node:os";
 import { Cron } from "croner";
+import type { Context } from "moleculer";
 import type { Principal } from "../../lib/access";
 import { AUDIT_STREAM } from "../../lib/audit";
 import { config } from "../../lib/config";
 import type { DomainError } from "../../lib/errors";
 import { isId } from "../../lib/ids";
+import { reachableFolder } from "../../lib/reachable";
+import { authClient, type UserEvent } from "../auth/contract";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
 import { contentActions } from "./content.actions";
 import type { NotebooksSchema } from "./context";
 import { NotebookFiles } from "./files";
-import { findJupyterPython } from "./kernel";
+import { HELPERS, findJupyterPython } from "./kernel";
 import { migrations } from "./migrations";
 import { notebookActions } from "./notebooks.actions";
 import { NOTEBOOKS_SCHEMAS } from "./openapi";
-import { RunQueue } from "./queue";
+import { removeOwner, sweepOwners } from "./owners";
+import { RunQueue, type SandboxState } from "./queue";
 import * as repo from "./repo";
 import { runActions } from "./runs.actions";
+import { prepareRunsDir, probeSandbox } from "./sandbox";
 import { schedulerTick } from "./scheduler";
 
 /** A probe that found no Jupyter is retried after this long: someone may be installing it. */
@@ -59,6 +66,51 @@ const NotebooksService: NotebooksSchema = {
       return python;
     },
 
+    sandbox(): Promise<SandboxState> {
+      const probe = this.sandboxProbe;
+      if (probe && Date.now() - probe.at < NEGATIVE_PROBE_MS) return probe.state;
+      const cfg = config();
+      const previous = probe?.state;
+      const state = (async (): Promise<SandboxState> => {
+        const found = await previous;
+        if (found?.ok) return found;
+        const python = await this.jupyterPython();
+        if (!python) return { ok: false, reason: "no Python with nbclient and ipykernel" };
+        const { runsDir, helpers } = await this.runtime;
+        const probed = await probeSandbox({ mode: cfg.notebookSandbox, python, helpers, runsDir, memoryMb: cfg.notebookMemoryMb });
+        if (probed.ok) this.logger.info(`Notebook runs are sandboxed (${cfg.notebookSandbox}) with the Python of ${probed.executable}`);
+        else this.logger.warn(`Notebook runs cannot be sandboxed here, so none will run (${probed.reason})`);
+        return probed;
+      })();
+      this.sandboxProbe = { at: Date.now(), state };
+      return state;
+    },
+
+    /** The api of this process where it runs here (its port may have been any free one), else PORT on this machine. */
+    localApiUrl(): string {
+      const server = (this.broker.getLocalService("api") as unknown as { server?: Server } | undefined)?.server;
+      const address = server?.address();
+      const port = address && typeof address === "object" ? address.port : config().port;
+      return `http://127.0.0.1:${port}`;
+    },
+
+    async ownerSince(username: string): Promise<number | null> {
+      try {
+        return (await authClient.call(this.broker, "users.resolve", { username }))?.created_at ?? null;
+      } catch (err) {
+        this.logger.warn(`the record of ${username} could not be read from auth; its notebook keeps its name only:`, err);
+        return null;
+      }
+    },
+
+    async sweepOwners() {
+      const removed = await sweepOwners({ db: this.db, files: this.files }, async (owner) => {
+        const user = await authClient.call(this.broker, "users.resolve", { username: owner });
+        return user && { created_at: user.created_at };
+      });
+      if (removed > 0) this.logger.info(`${removed} notebook(s) of removed users deleted`);
+    },
+
     async tick() {
       const { claimed } = await schedulerTick(this.db, config().notebookRunTimeoutS);
       if (claimed > 0) this.logger.info(`${claimed} scheduled notebook run(s) queued`);
@@ -77,8 +129,20 @@ const NotebooksService: NotebooksSchema = {
     },
   },
 
+  events: {
+    /** The user's record is gone: so are its notebooks, their files, runs and schedules (owners.ts). */
+    async "auth.user.removed"(ctx: Context<UserEvent>) {
+      const removed = await removeOwner({ db: this.db, files: this.files }, ctx.params.username, ctx.params.created_at ?? null);
+      if (removed > 0) this.logger.info(`${removed} notebook(s) of the removed user ${ctx.params.username} deleted`);
+    },
+  },
+
   created() {
-    this.files = new NotebookFiles(config().notebooksDir);
+    const cfg = config();
+    // Each run's uid must reach its owner's folder: a NOTEBOOKS_DIR under a private folder is kept where it can (lib/reachable.ts).
+    this.files = new NotebookFiles(reachableFolder(cfg.notebooksDir, "ims-notebooks", (msg) => this.logger.info(msg)));
+    this.runtime = prepareRunsDir(os.tmpdir(), cfg.notebooksDir, HELPERS);
+    this.runtime.catch(() => undefined);
   },
 
   async started() {
@@ -87,6 +151,8 @@ const NotebooksService: NotebooksSchema = {
       if (python) this.logger.info(`Notebooks run on the Jupyter kernel of ${python}`);
       else this.logger.warn("No Python with nbclient and ipykernel found (set NOTEBOOK_PYTHON): notebook runs will fail");
     });
+    void this.sandbox();
+    const { runsDir, helpers } = await this.runtime;
     this.queue = new RunQueue({
       db: this.db,
       files: this.files,
@@ -94,6 +160,19 @@ const NotebooksService: NotebooksSchema = {
       concurrency: cfg.notebookConcurrency,
       timeoutS: cfg.notebookRunTimeoutS,
       python: () => this.jupyterPython(),
+      sandbox: () => this.sandbox(),
+      mode: cfg.notebookSandbox,
+      memoryMb: cfg.notebookMemoryMb,
+      apiUrl: () => cfg.notebookApiUrl ?? this.localApiUrl(),
+      runsDir,
+      helpers,
+      tokens: {
+        issue: (owner, ownerSince, ttlS) =>
+          authClient.call(this.broker, "tokens.issueForRun", { username: owner, ...(ownerSince === null ? {} : { owner_since: ownerSince }), ttl_s: ttlS }),
+        revoke: async (tokenId) => {
+          await authClient.call(this.broker, "tokens.revokeForRun", { token_id: tokenId });
+        },
+      },
       logger: this.logger,
     });
     // Every 5 s on every replica; `protect` skips a tick while the previous one still runs.
@@ -101,9 +180,13 @@ const NotebooksService: NotebooksSchema = {
       await this.tick().catch((err) => this.logger.warn("notebook scheduler tick:", err));
     });
     this.queue.pump();
+    // Users removed while this service was away (owners.ts): at start, then hourly; a failure waits for the next.
+    const sweep = () => this.sweepOwners().catch((err: unknown) => this.logger.warn("notebook owners sweep:", err));
+    this.sweepers = [new Cron(new Date(Date.now() + 10_000), sweep), new Cron("17 * * * *", { timezone: "UTC", protect: true }, sweep)];
   },
 
   async stopped() {
+    for (const sweeper of this.sweepers ?? []) sweeper.stop();
     this.ticker?.stop();
     await this.queue?.close();
   },

@@ -39,6 +39,8 @@ export function visibleWhere(user: Principal, first: number): { sql: string; par
 export interface NotebookRow {
   notebook_id: string;
   owner: string;
+  /** The owner's user record (its creation time, bigint as text); null for notebooks made before it was kept. */
+  owner_since: string | null;
   site_id: string | null;
   plant_id: string | null;
   notebook_name: string;
@@ -169,12 +171,12 @@ export async function namesOf(db: Db, owner: string): Promise<Set<string>> {
 
 export async function insertNotebook(
   db: Db,
-  nb: { notebook_id: string; owner: string; site_id: string | null; plant_id: string | null; notebook_name: string; now: number },
+  nb: { notebook_id: string; owner: string; owner_since: number | null; site_id: string | null; plant_id: string | null; notebook_name: string; now: number },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO notebooks (notebook_id, owner, site_id, plant_id, notebook_name, created_at, updated_at, created_by, updated_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $6, $2, $2)`,
-    [nb.notebook_id, nb.owner, nb.site_id, nb.plant_id, nb.notebook_name, nb.now],
+    `INSERT INTO notebooks (notebook_id, owner, owner_since, site_id, plant_id, notebook_name, created_at, updated_at, created_by, updated_by)
+     VALUES ($1, $2, $7, $3, $4, $5, $6, $6, $2, $2)`,
+    [nb.notebook_id, nb.owner, nb.site_id, nb.plant_id, nb.notebook_name, nb.now, nb.owner_since],
   );
 }
 
@@ -262,4 +264,31 @@ export async function expireSchedules(db: Db, now: number): Promise<number> {
     [now],
   )) as Affected;
   return expired;
+}
+
+/** The owners of notebooks, each with the user records its notebooks belong to (null: not known). */
+export async function owners(db: Db): Promise<{ owner: string; owner_since: string | null }[]> {
+  return db.query(`SELECT DISTINCT owner, owner_since FROM notebooks ORDER BY owner`);
+}
+
+/**
+ * Deletes the notebooks (their runs and schedules go with them) of `owner` that belonged to a
+ * user record made at or before `until` (null: every record of that name), and those whose record
+ * is not known when `unknownToo`; answers what was deleted and whether others of the name remain.
+ */
+export async function deleteOwnerNotebooks(
+  db: Db,
+  owner: string,
+  until: number | null,
+  unknownToo: boolean,
+): Promise<{ deleted: NotebookFileName[]; othersRemain: boolean }> {
+  const deleted: NotebookFileName[] = await db.query(
+    `WITH d AS (DELETE FROM notebooks
+                 WHERE owner = $1 AND (owner_since IS NULL AND $3 OR owner_since IS NOT NULL AND ($2::bigint IS NULL OR owner_since <= $2::bigint))
+                RETURNING owner, notebook_name)
+     SELECT owner, notebook_name FROM d`,
+    [owner, until, unknownToo],
+  );
+  const [left] = (await db.query(`SELECT count(*)::int AS n FROM notebooks WHERE owner = $1`, [owner])) as { n: number }[];
+  return { deleted, othersRemain: (left?.n ?? 0) > 0 };
 }

@@ -45,6 +45,7 @@ export const runActions: NotebooksActions = {
         [400, MSG.runIdsRequired],
         [400, MSG.executionError("<detail>")],
         [500, MSG.executionError(MSG.runtimeMissing)],
+        [500, MSG.executionError(MSG.sandboxMissing)],
         [500, MSG.requestError("<detail>")],
       ],
     },
@@ -59,6 +60,8 @@ export const runActions: NotebooksActions = {
       const module = ctx.params.module?.trim();
       if (!module) throw new DomainError(400, MSG.insufficientInputs, "module");
       if (!(await this.jupyterPython())) throw new DomainError(500, MSG.executionError(MSG.runtimeMissing));
+      // Never unconfined (docs/security.md, Notebooks).
+      if (!(await this.sandbox()).ok) throw new DomainError(500, MSG.executionError(MSG.sandboxMissing));
       const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(400, MSG.executionError(DETAIL.notFound(id))));
       const changes = rows.map((r) => notebookChange("run", r, { module: [null, module] }));
       await auditedWrite(this.db, this.streams, ctx, changes, (q) => queueRuns(q, ids, module, ctx.meta.user.username, Date.now()));

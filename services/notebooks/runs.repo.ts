@@ -14,6 +14,8 @@ export async function queueRuns(db: Db, ids: string[], module: string, by: strin
 /** A queued run this replica claimed, with the file it runs. */
 export interface ClaimedRun extends NotebookFileName {
   run_id: string;
+  /** The owner's user record (its creation time; bigint as text), null for notebooks made before it was kept. */
+  owner_since: string | null;
 }
 
 /** Claims the oldest queued run for this node; FOR UPDATE SKIP LOCKED hands each run to exactly one replica. */
@@ -23,7 +25,7 @@ export async function claimNextRun(db: Db, nodeId: string, now: number): Promise
        FROM notebooks n
       WHERE n.notebook_id = r.notebook_id
         AND r.run_id = (SELECT run_id FROM runs WHERE status = 'queued' ORDER BY queued_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING r.run_id, n.owner, n.notebook_name`,
+    RETURNING r.run_id, n.owner, n.notebook_name, n.owner_since`,
     [now, nodeId],
   )) as Affected<ClaimedRun>;
   return rows[0];
