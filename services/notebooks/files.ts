@@ -70,9 +70,16 @@ export class NotebookFiles {
     return pathInFolder(this.root, owner, executedName(name));
   }
 
+  /**
+   * The user's folder, closed to every other uid (0700): a run executes as its owner's uid, which
+   * alone is given the folder (sandbox.ts), and must not read another owner's. The root of the
+   * folders may be passed through (0711), not listed.
+   */
   async ensureFolder(owner: string): Promise<string> {
     const folder = path.join(this.root, userFolder(owner));
-    await fs.mkdir(folder, { recursive: true });
+    await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+    await fs.chmod(folder, 0o700);
+    await fs.chmod(this.root, 0o711);
     return folder;
   }
 

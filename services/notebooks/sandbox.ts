@@ -92,7 +92,6 @@ export function runEnv(at: Placement): Record<string, string> {
     LOGNAME: "notebook",
     LANG: "C.UTF-8",
     PYTHONPATH: at.helpers,
-    MPLBACKEND: "Agg",
     MPLCONFIGDIR: path.posix.join(at.tmp, "matplotlib"),
     IPYTHONDIR: path.posix.join(at.tmp, "ipython"),
     JUPYTER_RUNTIME_DIR: path.posix.join(at.tmp, "jupyter"),
