@@ -42,4 +42,6 @@ export const migrations = [
   ]),
   // Issue 17, the audit trail: the outbox auth stages its audit entries in (lib/audit.ts).
   sqlMigration("AuthAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
+  // Issue 25: who issued a token (an admin may issue one for another user): its actions are audited `via_token_of` them.
+  sqlMigration("AuthTokenIssuer1767250000000", [`ALTER TABLE tokens ADD COLUMN issued_by text NULL`]),
 ];
