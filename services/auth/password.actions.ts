@@ -176,7 +176,8 @@ export const passwordActions: AuthActions = {
           await repo.deleteOtp(tx, username);
           // Whoever knew the old password may have issued tokens with it: a reset revokes them all (EXTENSIONS §8).
           const revoked = await repo.deleteTokensOf(tx, username);
-          await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, { password: [REDACTED, REDACTED], revoked_tokens: [null, revoked] }));
+          const changes = { password: [REDACTED, REDACTED] as [unknown, unknown], ...(revoked > 0 ? { revoked_tokens: [revoked, 0] as [unknown, unknown] } : {}) };
+          await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, changes));
         });
       } catch (err) {
         if (isDatabaseUnavailable(err)) throw err;

@@ -55,7 +55,6 @@ const EXAMPLE_ENTRY: AuditView = {
   request_id: "0b7e4f7c-2d7a-4c52-9d0e-6f1f2a3b4c5d",
   client: "10.20.4.17",
   changes: { "tags[0].thresholds.warning": ["7.1", "9"] },
-  via_token_of: null,
 };
 
 export const AUDIT_SCHEMAS: Record<string, JsonSchema> = {
@@ -73,8 +72,9 @@ export const AUDIT_SCHEMAS: Record<string, JsonSchema> = {
     client: { ...nullable("string"), description: "the caller's address as the gateway saw it" },
     changes: { type: "object", description: 'what changed, {field: [old, new]}; a secret (password, OTP, key, token) reads "***"' },
     via_token_of: {
-      ...nullable("string"),
-      description: "made with an API token an admin issued for the actor: that admin's username; null otherwise",
+      ...str,
+      description: "present only when the change was made with an API token an admin issued for the actor: that admin's username",
+      examples: ["admin@localhost"],
     },
   }),
   AuditVerify: obj({

@@ -193,8 +193,11 @@ export interface AuditView {
   request_id: string | null;
   client: string | null;
   changes: AuditChanges;
-  /** The admin who issued the API token the change was made with, when it is not the actor's own (EXTENSIONS §8); else null. */
-  via_token_of: string | null;
+  /**
+   * The admin who issued the API token the change was made with, when it is not the actor's own
+   * (EXTENSIONS §8). Present only then: every other entry keeps the shape it had.
+   */
+  via_token_of?: string;
 }
 
 export function auditView(row: AuditRow): AuditView {
@@ -212,7 +215,7 @@ export function auditView(row: AuditRow): AuditView {
     request_id: e.request_id,
     client: e.client,
     changes: e.changes,
-    via_token_of: e.via_token_of ?? null,
+    ...viaTokenOf(e.via_token_of),
   };
 }
 

@@ -71,6 +71,15 @@ describe("op 57: addresses users give", () => {
   /** Each call from an address of its own, unless told: the throttle is per client address. */
   const connect = (body: Record<string, unknown>, query = "", from = `198.51.100.${++client}`) =>
     t.http("POST", `/_config/pipelines/sql/connect${query}`, { body, auth: null, headers: { "x-forwarded-for": from } });
+  /**
+   * Refusals must come well under a second (a connection attempt to a silent address takes 5 s):
+   * 500 ms leaves room for a loaded two-core machine (5 to 40 ms alone, up to 300 ms beside other suites).
+   */
+  const AT_ONCE_MS = 500;
+  beforeAll(async () => {
+    // The first request through a new node pays for its first DNS lookup and route: not what is measured.
+    await connect({ server_address: "127.0.0.1", port: 1, username: "x", password: "", dialect: "mysql" });
+  });
   const timed = async (body: Record<string, unknown>, query = "") => {
     const started = process.hrtime.bigint();
     const res = await connect(body, query);
@@ -89,7 +98,7 @@ describe("op 57: addresses users give", () => {
     ] as const) {
       const { res, ms } = await timed(body, query);
       expect({ host: body.server_address, query, ...res }).toMatchObject({ status: 400, body: err(400, "Failed to connect to DB") });
-      expect(ms).toBeLessThan(250);
+      expect(ms).toBeLessThan(AT_ONCE_MS);
     }
   });
 
@@ -97,7 +106,7 @@ describe("op 57: addresses users give", () => {
     for (const port of [80, 3306, 5432]) {
       const { res, ms } = await timed({ server_address: "169.254.169.254", port, username: "root", password: "", dialect: "mysql" });
       expect(res).toMatchObject({ status: 400, body: err(400, "Failed to connect to DB") });
-      expect(ms).toBeLessThan(250);
+      expect(ms).toBeLessThan(AT_ONCE_MS);
     }
   });
 
@@ -105,7 +114,7 @@ describe("op 57: addresses users give", () => {
     for (const [server_address, port] of [["127.0.0.1", 3307], ["::1", 3306], ["0.0.0.0", 3306], ["127.0.0.1", 6379], ["127.0.0.1", 4222]] as const) {
       const { res, ms } = await timed({ server_address, port, username: "root", password: "", dialect: "mysql" });
       expect({ server_address, port, ...res }).toMatchObject({ status: 400, body: err(400, "Failed to connect to DB") });
-      expect(ms).toBeLessThan(250);
+      expect(ms).toBeLessThan(AT_ONCE_MS);
     }
   });
 
@@ -205,6 +214,11 @@ describe("what a token may not do", () => {
     });
     for (const old of [own, byAdmin]) expect(await t.http("GET", "/_config/sites/_list", bearer(old.token))).toMatchObject({ status: 401, body: err(401, "Invalid credentials") });
     expect((await pg.query(`SELECT count(*)::int AS n FROM auth.tokens WHERE username = $1`, [user.username])).rows[0].n).toBe(0);
+    const reset = await eventually(
+      () => t.http<{ action: string; changes: Record<string, unknown> }[]>("GET", `/_config/audit?entity_type=user&entity_id=${user.username}`),
+      (r) => r.body.some((e) => e.action === "password_reset"),
+    );
+    expect(reset.body.find((e) => e.action === "password_reset")!.changes).toEqual({ password: ["***", "***"], revoked_tokens: [2, 0] });
   });
 
   it("an admin setting a new password revokes the user's tokens too", async () => {
@@ -233,7 +247,9 @@ describe("what a token may not do", () => {
         )
       ).body[0]!;
     expect(await entryOf(viaAdmin)).toMatchObject({ action: "create", actor: plantAdmin.username, via_token_of: ADMIN.username });
-    expect(await entryOf(viaOwn)).toMatchObject({ action: "create", actor: plantAdmin.username, via_token_of: null });
+    const ownEntry = await entryOf(viaOwn);
+    expect(ownEntry).toMatchObject({ action: "create", actor: plantAdmin.username });
+    expect(ownEntry).not.toHaveProperty("via_token_of");
     expect(await t.http("GET", "/_config/audit/_verify")).toMatchObject({ status: 200, body: { ok: true } });
   });
 });
