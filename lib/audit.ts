@@ -58,6 +58,7 @@ export const AUDIT_ACTIONS = [
   "password_reset",
   "token_issue",
   "token_revoke",
+  "rotate_key",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -83,6 +84,11 @@ export interface AuditEntry {
   request_id: string | null;
   client: string | null;
   changes: AuditChanges;
+  /**
+   * Present only when the change was made with an API token an admin issued for another user
+   * (EXTENSIONS §8): the admin. Left out otherwise, so that entries made before it hash as they did.
+   */
+  via_token_of?: string;
 }
 
 /** The stream producers stage entries on: add it to a service's stream map (`StreamClient<TheirStreams & AuditStreams>`). */
@@ -105,7 +111,7 @@ export interface AuditChange {
 /** The request a change is made in: a Moleculer context fits (its requestID, and the gateway's meta). */
 export interface AuditSource {
   requestID?: string | null;
-  meta: Partial<Pick<RequestMeta, "user" | "client">>;
+  meta: Partial<Pick<RequestMeta, "user" | "client" | "token">>;
 }
 
 /** A producer's stream client (the stream mixin's `streams`, typed with AuditStreams). */
@@ -248,6 +254,7 @@ const short = (text: string | null | undefined, max = 320): string | null => (te
 /** The entry of one change made in `source`'s request. */
 export function auditEntry(source: AuditSource, change: AuditChange, at = Date.now()): AuditEntry {
   const user = source.meta.user ?? null;
+  const via = change.actor ? undefined : short(source.meta.token?.via_token_of);
   return {
     entry_id: newId(),
     at,
@@ -261,6 +268,7 @@ export function auditEntry(source: AuditSource, change: AuditChange, at = Date.n
     request_id: short(source.requestID ?? null, 128),
     client: short(source.meta.client ?? null, 64),
     changes: redactChanges(change.changes ?? {}),
+    ...(via ? { via_token_of: via } : {}),
   };
 }
 

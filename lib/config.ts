@@ -4,6 +4,8 @@
  */
 import { isIP } from "node:net";
 import path from "node:path";
+import { parseSecretsKey } from "./secrets";
+import { parseSourceAllow } from "./source-guard";
 import { DEFAULT_PARTITIONS } from "./streams/partitions";
 
 export interface AppConfig {
@@ -80,6 +82,15 @@ export interface AppConfig {
   throttleWindowS: number;
   /** AUDIT_TRAIL=false stops staging audit entries: for the benchmark's comparison only, never in service. */
   auditTrail: boolean;
+  /**
+   * SOURCE_ALLOW: the loopback, link-local or unspecified sources users may name (op 57, the
+   * collectors), as `host[:port]` or CIDR entries, comma-separated (lib/source-guard.ts).
+   */
+  sourceAllow: string;
+  /** SECRETS_KEY: the key (32 bytes, base64 or hex) pipeline secrets are encrypted with; undefined: one kept under DATA_DIR (lib/secrets.ts). */
+  secretsKey: string | undefined;
+  /** After an ingest key is rotated, the old one keeps working this long (seconds). */
+  ingestKeyGraceS: number;
 }
 
 export const ALL_SERVICES = [
@@ -136,6 +147,20 @@ function trustProxyOf(env: Env): string[] {
   return entries;
 }
 
+/** SOURCE_ALLOW checked at start: an entry that is neither host[:port] nor a CIDR stops the process. */
+function sourceAllowOf(env: Env): string {
+  const text = str(env, "SOURCE_ALLOW") ?? "";
+  parseSourceAllow(text);
+  return text;
+}
+
+/** SECRETS_KEY: 32 bytes as base64 or 64 hex digits. */
+function secretsKeyOf(env: Env): string | undefined {
+  const text = str(env, "SECRETS_KEY");
+  if (text !== undefined && !parseSecretsKey(text)) throw new Error("SECRETS_KEY must be 32 bytes, as base64 or 64 hex digits");
+  return text;
+}
+
 export function readConfig(env: Env = process.env): AppConfig {
   const dataDir = path.resolve(str(env, "DATA_DIR") ?? "./data");
   const services = (str(env, "SERVICES") ?? ALL_SERVICES.join(","))
@@ -153,6 +178,10 @@ export function readConfig(env: Env = process.env): AppConfig {
   // quietly keep its data apart from every other replica's.
   if (nodeEnv === "production" && !str(env, "DATABASE_URL") && services.some((s) => s !== "api")) {
     throw new Error("DATABASE_URL is required when NODE_ENV=production");
+  }
+  // Replicas each keeping a key of their own under ./data could not read each other's secrets.
+  if (nodeEnv === "production" && !str(env, "SECRETS_KEY") && services.includes("pipelines")) {
+    throw new Error("SECRETS_KEY is required when NODE_ENV=production");
   }
   return {
     nodeEnv,
@@ -205,6 +234,9 @@ export function readConfig(env: Env = process.env): AppConfig {
     signInThrottle: str(env, "SIGNIN_THROTTLE") !== "0" && str(env, "SIGNIN_THROTTLE") !== "false",
     throttleWindowS: int(env, "THROTTLE_WINDOW_S", 15 * 60, 1),
     auditTrail: str(env, "AUDIT_TRAIL") !== "0" && str(env, "AUDIT_TRAIL") !== "false",
+    sourceAllow: sourceAllowOf(env),
+    secretsKey: secretsKeyOf(env),
+    ingestKeyGraceS: int(env, "INGEST_KEY_GRACE_S", 3600, 0),
   };
 }
 

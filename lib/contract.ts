@@ -83,7 +83,12 @@ export interface RequestMeta {
    */
   idempotency?: { key: string; fingerprint: string };
   /** Set by the gateway when the caller signed in with an API token (auth's tokens); never the token itself. */
-  token?: { token_id: string; scope: "read" | "write" };
+  token?: {
+    token_id: string;
+    scope: "read" | "write";
+    /** The admin who issued the token, when that is not its user: audit entries name them (EXTENSIONS §8). */
+    via_token_of?: string;
+  };
   /** Set by the gateway on every route: the caller's address (the socket's peer, or X-Forwarded-For from a TRUST_PROXY proxy). */
   client?: string;
   $responseHeaders?: Record<string, string>;

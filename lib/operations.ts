@@ -104,6 +104,16 @@ export interface HttpDeclaration {
   answer: Answer;
   /** The operation's own errors, texts from the service's messages.ts. */
   errors?: [number, string][];
+  /**
+   * The operation changes something, in every form, a GET one included (op 64's run, op 65's
+   * schedule): a `read` token is refused and a console session needs its header, as for any
+   * change. Left out: the operation changes something when any of its routes is not a GET.
+   */
+  changes?: boolean;
+  /** An API token may not call it (it issues or revokes tokens, or changes a credential): 403 `Unauthorized operation`. */
+  refusesTokens?: true;
+  /** At most `limit` calls per client address within `windowS` seconds, counted across api replicas; then 429 `Too many requests`. */
+  rateLimit?: { limit: number; windowS: number };
 }
 
 /** One route of one declared operation, as the gateway serves it. */
@@ -117,7 +127,13 @@ export interface Operation {
   auth: AuthKind;
   module?: ModuleName;
   denied?: DeniedMessage;
+  /** The operation changes something, whatever the method of this route (HttpDeclaration.changes). */
+  changes: boolean;
 }
+
+/** Whether an operation changes something: as declared, else when any of its routes is not a GET. */
+export const changesSomething = (http: HttpDeclaration): boolean =>
+  http.changes ?? http.routes.some((route) => parseRoute(route).method !== "GET");
 
 export function parseRoute(route: Route): { method: Method; path: string } {
   const at = route.indexOf(" ");
@@ -146,6 +162,7 @@ export function operationsOf(actions: Iterable<AnnouncedAction>): Operation[] {
         auth: group.auth,
         ...(group.module ? { module: group.module } : {}),
         ...(group.denied ? { denied: group.denied } : {}),
+        changes: changesSomething(action.http),
       });
     }
   }

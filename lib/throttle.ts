@@ -20,9 +20,12 @@ import { DomainError } from "./errors";
 
 export const THROTTLED_MESSAGE = "Too many failed attempts. Try again later.";
 
+/** The 429 of an operation called more often than it allows (its declaration's `rateLimit`, lib/operations.ts). */
+export const TOO_MANY_REQUESTS = "Too many requests";
+
 /** The 429 of a throttled caller; the gateway sends `retry_after_s` as `Retry-After` (it crosses the bus in the error's data). */
-export function throttledError(retryAfterS: number): DomainError {
-  const err = new DomainError(429, THROTTLED_MESSAGE);
+export function throttledError(retryAfterS: number, message = THROTTLED_MESSAGE): DomainError {
+  const err = new DomainError(429, message);
   err.data = { retry_after_s: retryAfterS };
   return err;
 }

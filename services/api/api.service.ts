@@ -16,7 +16,16 @@ import { DomainError } from "../../lib/errors";
 import { withRequestId } from "../../lib/logging";
 import { jsonTextOf } from "../../lib/json-text";
 import type { RequestMeta } from "../../lib/contract";
-import { addressKey, retryAfterOf, SignInThrottle, throttledError, type Lockout, type ThrottleStore } from "../../lib/throttle";
+import {
+  addressKey,
+  RequestLimit,
+  retryAfterOf,
+  SignInThrottle,
+  throttledError,
+  TOO_MANY_REQUESTS,
+  type Lockout,
+  type ThrottleStore,
+} from "../../lib/throttle";
 import { openThrottleStore } from "../../lib/throttle-redis";
 import { authClient, type CredentialsChanged, type VerifiedToken } from "../auth/contract";
 import {
@@ -34,8 +43,8 @@ import {
   toEnvelope,
   type BasicCredentials,
 } from "./http";
-import type { Method, Operation } from "../../lib/operations";
-import { RouteCatalog, type AnnouncedService } from "./catalog";
+import type { Method } from "../../lib/operations";
+import { RouteCatalog, type AnnouncedService, type GatewayAlias } from "./catalog";
 import { buildOpenApi, serveDocument } from "./openapi";
 import { serveConsole } from "./console";
 import { settledWithin } from "../../lib/wait";
@@ -48,7 +57,7 @@ type GatewayRequest = IncomingMessage & {
   body?: unknown;
   query?: Record<string, unknown>;
   parsedUrl?: string;
-  $alias?: Operation;
+  $alias?: GatewayAlias;
   $ctx?: Context;
   /** Who sent the request (lib/client-address.ts), worked out once. */
   $origin?: ClientOrigin;
@@ -69,7 +78,7 @@ export type GatewayMeta = Omit<RequestMeta, "user"> & { user?: Principal | null;
 /** Methods that change nothing: no console header needed with a cookie. */
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
-function deniedMessage(op: Operation, user: Principal): string {
+function deniedMessage(op: GatewayAlias, user: Principal): string {
   switch (op.denied) {
     case "configuration":
       return "You do not have access to this module";
@@ -98,7 +107,10 @@ interface ApiLocals {
   proxies: TrustedProxies;
   /** Failed sign-in throttling (lib/throttle.ts); undefined when SIGNIN_THROTTLE=false (the benchmark's comparison). */
   throttle: SignInThrottle | undefined;
-  throttleStore: ThrottleStore | undefined;
+  /** The store of the sign-in throttle and of the operations' rate limits (Redis in a cluster). */
+  throttleStore: ThrottleStore;
+  /** Per action with a `rateLimit` declaration: its counter of calls per client address. */
+  rateLimits: Map<string, RequestLimit>;
   /** (user, address) pairs this replica recorded as known lately, so that a verified caller is not written on every cache miss. */
   knownAddresses: LocalCache<boolean>;
   /** The console's sessions, in the cacher. */
@@ -119,7 +131,8 @@ interface ApiMethods {
   forgetLocked(locked: SignInLocked): void;
   notifyLockout(username: string, address: string, lockouts: Lockout[]): void;
   rememberAddress(username: string, address: string): void;
-  signInWithToken(ctx: Context<unknown, GatewayMeta>, req: GatewayRequest, token: string): Promise<Principal>;
+  signInWithToken(ctx: Context<unknown, GatewayMeta>, changes: boolean, token: string): Promise<Principal>;
+  takeRateLimit(alias: GatewayAlias, address: string): Promise<void>;
   verifyToken(ctx: Context<unknown, GatewayMeta>, token: string): Promise<VerifiedToken>;
   addRoute(route: Record<string, unknown>, toBottom?: boolean): unknown;
 }
@@ -234,8 +247,9 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     this.document = undefined;
     const cfg = config();
     this.proxies = new TrustedProxies(cfg.trustProxy);
-    this.throttleStore = cfg.signInThrottle ? openThrottleStore(cfg) : undefined;
-    this.throttle = this.throttleStore && new SignInThrottle(this.throttleStore, { windowMs: cfg.throttleWindowS * 1000 });
+    this.throttleStore = openThrottleStore(cfg);
+    this.throttle = cfg.signInThrottle ? new SignInThrottle(this.throttleStore, { windowMs: cfg.throttleWindowS * 1000 }) : undefined;
+    this.rateLimits = new Map();
     this.knownAddresses = new LocalCache({ ttlMs: 10 * 60_000 });
     this.sessions = new SessionStore(new SharedCache(this.broker), cfg.sessionTtlS);
     // moleculer-web made its server in its own created(), which runs before this one.
@@ -255,7 +269,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
   },
 
   async stopped() {
-    await this.throttleStore?.close();
+    await this.throttleStore.close();
   },
 
   /**
@@ -342,15 +356,19 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       return jsonTextOf(data) ?? JSON.stringify(data);
     },
 
-    async authenticate(ctx: Context<unknown, GatewayMeta>, _route: unknown, req: GatewayRequest, _res: unknown, alias: Operation) {
+    async authenticate(ctx: Context<unknown, GatewayMeta>, _route: unknown, req: GatewayRequest, _res: unknown, alias: GatewayAlias) {
       const origin = this.originOf(req);
       ctx.meta.client = origin.address;
       const sessionId = sessionIdOf(req);
-      const changes = !SAFE_METHODS.has(req.method ?? "GET");
+      // A GET that changes something (op 64's run, op 65's schedule) is a change (EXTENSIONS §8).
+      const changes = alias.changes || !SAFE_METHODS.has(req.method ?? "GET");
       // Another site's page can make a signed-in browser send the cookie, but not this header (EXTENSIONS §3).
       if (changes && sessionId && req.headers.authorization === undefined && !fromConsole(req)) throw new DomainError(403, "Unauthorized operation");
       // Nor may it use Basic credentials the browser keeps since it answered a challenge (Sec-Fetch-Site: browsers only).
       if (changes && /^(cross|same)-site$/.test(String(req.headers["sec-fetch-site"] ?? ""))) throw new DomainError(403, "Unauthorized operation");
+      // Issuing or revoking tokens, changing a credential: a person's doing, never an integration's (EXTENSIONS §8).
+      if (alias.refusesTokens && parseBearer(req.headers.authorization)) throw new DomainError(403, "Unauthorized operation");
+      if (alias.rateLimit) await this.takeRateLimit(alias, origin.address);
       if (alias.auth === "none") return null;
       if (alias.auth === "session") {
         ctx.meta.https = origin.https;
@@ -369,7 +387,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       }
       // An API token (auth's tokens) where Basic credentials go; on ingestion routes a bearer is the pipeline's key (above).
       const token = parseBearer(req.headers.authorization);
-      if (token) return this.signInWithToken(ctx, req, token);
+      if (token) return this.signInWithToken(ctx, changes, token);
       // The console's cookie, where no Authorization header is sent.
       if (req.headers.authorization === undefined && sessionId) {
         const user = await this.sessions.resume(sessionId);
@@ -473,11 +491,35 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
      * A bearer token signs in as its user (auth answers 401 `Invalid credentials` for an unknown,
      * revoked or expired one, as for a wrong password); a `read` token may only read.
      */
-    async signInWithToken(ctx: Context<unknown, GatewayMeta>, req: GatewayRequest, token: string): Promise<Principal> {
+    async signInWithToken(ctx: Context<unknown, GatewayMeta>, changes: boolean, token: string): Promise<Principal> {
       const verified = await this.verifyToken(ctx, token);
-      if (verified.scope === "read" && req.method !== "GET" && req.method !== "HEAD") throw new DomainError(403, "Unauthorized operation");
-      ctx.meta.token = { token_id: verified.token_id, scope: verified.scope };
+      if (verified.scope === "read" && changes) throw new DomainError(403, "Unauthorized operation");
+      ctx.meta.token = {
+        token_id: verified.token_id,
+        scope: verified.scope,
+        // An admin's token for another user: what it does is audited with the admin's name beside the user's.
+        ...(verified.issued_by && verified.issued_by !== verified.principal.username ? { via_token_of: verified.issued_by } : {}),
+      };
       return verified.principal;
+    },
+
+    /**
+     * One call of an operation that declares a rate limit, counted per client address in the
+     * throttle's store (Redis in a cluster: every replica counts the same calls); past the limit
+     * 429 `Too many requests` with `Retry-After`. A store that does not answer lets the call through, logged.
+     */
+    async takeRateLimit(alias: GatewayAlias, address: string): Promise<void> {
+      const { limit, windowS } = alias.rateLimit!;
+      let counter = this.rateLimits.get(alias.action);
+      if (!counter) {
+        counter = new RequestLimit(this.throttleStore, `rate:${alias.action}`, limit, { windowMs: windowS * 1000 });
+        this.rateLimits.set(alias.action, counter);
+      }
+      const verdict = await counter.take(addressKey(address)).catch((err: unknown) => {
+        this.logger.warn(`rate limit of ${alias.action} not applied: its store failed (${String(err)})`);
+        return { allowed: true } as const;
+      });
+      if (!verdict.allowed) throw throttledError(verdict.retryAfterS, TOO_MANY_REQUESTS);
     },
 
     /** Cached only until auth's broadcast drops it (revoked, or its user changed) or the token expires, whichever comes first. */
@@ -492,7 +534,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       return verified;
     },
 
-    authorize(ctx: Context<unknown, GatewayMeta>, _route: unknown, _req: GatewayRequest, _res: unknown, alias: Operation) {
+    authorize(ctx: Context<unknown, GatewayMeta>, _route: unknown, _req: GatewayRequest, _res: unknown, alias: GatewayAlias) {
       const user = ctx.meta.user;
       if (alias.auth !== "basic" || !alias.module || !user) return;
       if (!hasModule(user, alias.module)) throw new DomainError(401, deniedMessage(alias, user));

@@ -9,9 +9,13 @@ import {
   operationsOf,
   orderedOperations,
   type AnnouncedAction,
+  type HttpDeclaration,
   type Method,
   type Operation,
 } from "../../lib/operations";
+
+/** What the gateway reads from the alias a request matched (authenticate, authorize). */
+export type GatewayAlias = Pick<Operation, "action" | "auth" | "module" | "denied" | "changes"> & Pick<HttpDeclaration, "refusesTokens" | "rateLimit">;
 
 /** A service as `registry.getServiceList({ withActions: true })` lists it. */
 export interface AnnouncedService {
@@ -54,9 +58,20 @@ export class RouteCatalog {
   }
 
   /** moleculer-web's aliases: what authenticate and authorize read from the matched alias. */
-  aliases(): Record<string, Pick<Operation, "action" | "auth" | "module" | "denied">> {
+  aliases(): Record<string, GatewayAlias> {
     return Object.fromEntries(
-      this.operations().map((op) => [`${op.method} ${op.path}`, { action: op.action, auth: op.auth, module: op.module, denied: op.denied }]),
+      this.operations().map((op) => [
+        `${op.method} ${op.path}`,
+        {
+          action: op.action,
+          auth: op.auth,
+          module: op.module,
+          denied: op.denied,
+          changes: op.changes,
+          refusesTokens: op.http.refusesTokens,
+          rateLimit: op.http.rateLimit,
+        },
+      ]),
     );
   }
 }

@@ -47,6 +47,8 @@ export interface VerifiedToken {
   scope: TokenScope;
   /** Epoch ms: a cache of this answer must not serve it past this instant. */
   expires_at: number;
+  /** Who issued the token (its user, or an admin of that user); null when not recorded. */
+  issued_by: string | null;
 }
 
 /** `auth.lockout.notify`: the gateway's throttle locked sign-ins of a user; auth tells its owner, if the user exists. */

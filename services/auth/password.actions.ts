@@ -67,10 +67,11 @@ export const passwordActions: AuthActions = {
       routes: ["POST /_config/users/password/generate_otp"],
       group: "password",
       summary: "Email a one-time password for a password reset",
-      description: `The code is valid ${OTP_TTL_MS / 60_000} minutes and replaces any code sent before.`,
+      description: `The code is valid ${OTP_TTL_MS / 60_000} minutes and replaces any code sent before. Not with an API token (403).`,
+      refusesTokens: true,
       fields: { email: RESET_FIELDS.email },
       answer: { text: MSG.otpSent },
-      errors: [[409, MSG.userDoesNotExist], [429, THROTTLED_MESSAGE], [500, MSG.otpGenerateFailed]],
+      errors: [[409, MSG.userDoesNotExist], [403, MSG.unauthorizedOperation], [429, THROTTLED_MESSAGE], [500, MSG.otpGenerateFailed]],
     },
     params: { email: text },
     async handler(ctx: Context<{ email: string }>) {
@@ -147,7 +148,8 @@ export const passwordActions: AuthActions = {
       routes: ["PUT /_config/users/password"],
       group: "password",
       summary: "Set a new password with a one-time password",
-      description: "The code is used up by the change.",
+      description: "The code is used up by the change, and every API token of the user is revoked. Not with an API token (403).",
+      refusesTokens: true,
       fields: RESET_FIELDS,
       answer: { text: MSG.passwordUpdated },
       errors: [
@@ -156,6 +158,7 @@ export const passwordActions: AuthActions = {
         [404, MSG.requestNewOtp],
         [409, MSG.otpExpired],
         [409, MSG.userDoesNotExist],
+        [403, MSG.unauthorizedOperation],
         [500, MSG.passwordUpdateFailed],
       ],
     },
@@ -171,7 +174,10 @@ export const passwordActions: AuthActions = {
         outcome = await tryOtp(this.db, username, ctx.params.otp, async (tx) => {
           await repo.setPasswordHash(tx, username, passwordHash);
           await repo.deleteOtp(tx, username);
-          await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, { password: [REDACTED, REDACTED] }));
+          // Whoever knew the old password may have issued tokens with it: a reset revokes them all (EXTENSIONS §8).
+          const revoked = await repo.deleteTokensOf(tx, username);
+          const changes = { password: [REDACTED, REDACTED] as [unknown, unknown], ...(revoked > 0 ? { revoked_tokens: [revoked, 0] as [unknown, unknown] } : {}) };
+          await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, changes));
         });
       } catch (err) {
         if (isDatabaseUnavailable(err)) throw err;

@@ -53,9 +53,11 @@ export interface UserChange extends Place {
   password_hash: string | null;
 }
 
+/** A new password (not null) revokes the user's API tokens in the same statement, as a reset does (EXTENSIONS §8). */
 export async function updateUser(db: Db, username: string, c: UserChange): Promise<void> {
   await db.query(
-    `UPDATE users SET mobile_number = $2, country_code = $3, user_type = $4, site_id = $5, plant_id = $6,
+    `WITH revoked AS (DELETE FROM tokens WHERE username = $1 AND $8::text IS NOT NULL)
+     UPDATE users SET mobile_number = $2, country_code = $3, user_type = $4, site_id = $5, plant_id = $6,
                       modules = $7, password_hash = COALESCE($8, password_hash)
       WHERE username = $1`,
     [username, c.mobile_number, c.country_code, c.user_type, c.site_id, c.plant_id, c.modules, c.password_hash],
@@ -156,15 +158,17 @@ export interface NewToken {
   token_hash: string;
   created_at: number;
   expires_at: number;
+  /** Who issued it: its user, or an admin of that user. */
+  issued_by: string;
 }
 
 /** False when the user is gone (deleted while the token was being issued). */
 export async function insertToken(db: Db, t: NewToken): Promise<boolean> {
   const inserted: unknown[] = await db.query(
-    `INSERT INTO tokens (token_id, username, name, scope, token_hash, created_at, expires_at)
-     SELECT $1, username, $3, $4, $5, $6, $7 FROM users WHERE username = $2
+    `INSERT INTO tokens (token_id, username, name, scope, token_hash, created_at, expires_at, issued_by)
+     SELECT $1, username, $3, $4, $5, $6, $7, $8 FROM users WHERE username = $2
      RETURNING token_id`,
-    [t.token_id, t.username, t.name, t.scope, t.token_hash, t.created_at, t.expires_at],
+    [t.token_id, t.username, t.name, t.scope, t.token_hash, t.created_at, t.expires_at, t.issued_by],
   );
   return inserted.length > 0;
 }
@@ -176,12 +180,12 @@ export async function listTokens(db: Db, username: string): Promise<TokenRow[]> 
 }
 
 /** A token found by its hash, with what its user is granted now (a token acts with its user's current grants). */
-export type TokenSignIn = Pick<TokenRow, "token_id" | "username" | "scope" | "expires_at" | "last_used_at"> &
+export type TokenSignIn = Pick<TokenRow, "token_id" | "username" | "scope" | "expires_at" | "last_used_at" | "issued_by"> &
   Pick<UserRow, "user_type" | "site_id" | "plant_id" | "modules">;
 
 export async function findTokenSignIn(db: Db, tokenHash: string): Promise<TokenSignIn | undefined> {
   const rows: TokenSignIn[] = await db.query(
-    `SELECT t.token_id, t.username, t.scope, t.expires_at, t.last_used_at, u.user_type, u.site_id, u.plant_id, u.modules
+    `SELECT t.token_id, t.username, t.scope, t.expires_at, t.last_used_at, t.issued_by, u.user_type, u.site_id, u.plant_id, u.modules
        FROM tokens t JOIN users u ON u.username = t.username
       WHERE t.token_hash = $1`,
     [tokenHash],
@@ -196,6 +200,12 @@ export async function touchToken(db: Db, tokenId: string, at: number, everyMs: n
     at,
     at - everyMs,
   ]);
+}
+
+/** Revokes every token of a user (a password reset); answers how many there were. */
+export async function deleteTokensOf(db: Db, username: string): Promise<number> {
+  const deleted: unknown[] = await db.query(`WITH d AS (DELETE FROM tokens WHERE username = $1 RETURNING token_id) SELECT token_id FROM d`, [username]);
+  return deleted.length;
 }
 
 /** False when the user has no such token. */

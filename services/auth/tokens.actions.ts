@@ -71,7 +71,8 @@ export const tokensActions: AuthActions = {
         "A token for an integration, sent as `Authorization: Bearer <token>` instead of Basic credentials: it acts as its user " +
         "(with the user's type, place and modules as they are when it is used); a read token may only make GET requests. " +
         "The token is answered this once and only its hash is kept. A user issues its own tokens, an admin those of users it may update; " +
-        "a token cannot issue tokens.",
+        "a token cannot issue tokens. What a token an admin issued for another user does is audited with `via_token_of` naming the admin.",
+      refusesTokens: true,
       fields: { username: pathUser, ...TOKEN_FIELDS },
       answer: { schema: "$TokenIssued", example: TOKEN_ISSUED_EXAMPLE },
       errors: [
@@ -106,7 +107,16 @@ export const tokensActions: AuthActions = {
         changes: { username: [null, target.username], name: [null, ctx.params.name], scope: [null, ctx.params.scope], expires_at: [null, new Date(expires_at).toISOString()] },
       };
       const inserted = await auditedWrite(this.db, this.streams, ctx, (ok: boolean) => (ok ? issued : null), (db) =>
-        repo.insertToken(db, { token_id, username: target.username, name: ctx.params.name, scope: ctx.params.scope, token_hash: tokenHash(token), created_at, expires_at }),
+        repo.insertToken(db, {
+          token_id,
+          username: target.username,
+          name: ctx.params.name,
+          scope: ctx.params.scope,
+          token_hash: tokenHash(token),
+          created_at,
+          expires_at,
+          issued_by: ctx.meta.user.username,
+        }),
       );
       if (!inserted) throw notFound(MSG.userNotFound);
       return { token_id, token };
@@ -135,13 +145,16 @@ export const tokensActions: AuthActions = {
       routes: ["DELETE /_config/users/:username/tokens/:token_id"],
       group: "tokens",
       summary: "Revoke an API token",
-      description: "The token is refused at once, on every gateway replica.",
+      description: "The token is refused at once, on every gateway replica. A token cannot revoke tokens (its own included): sign in as a person.",
+      refusesTokens: true,
       fields: { username: pathUser, token_id: { description: "the token's id, from the list or the issue", example: TOKEN_EXAMPLE.token_id } },
       answer: { text: MSG.tokenRevoked },
-      errors: [...REFUSALS, [400, MSG.invalidInput("token_id")]],
+      errors: [...REFUSALS, [400, MSG.invalidInput("token_id")], [403, MSG.unauthorizedOperation]],
     },
     params: { username: text, token_id: text },
     async handler(ctx: Context<{ username: string; token_id: string }, RequestMeta>): Promise<string> {
+      // The gateway refuses it already (refusesTokens); a call from another service carrying the meta is refused alike.
+      if (ctx.meta.token) throw new DomainError(403, MSG.unauthorizedOperation);
       const target = await ownerOfTokens(this.db, ctx.meta.user, ctx.params.username);
       const token_id = ctx.params.token_id.toLowerCase();
       // An id of another user's token answers as an unknown one.
@@ -167,7 +180,7 @@ export const tokensActions: AuthActions = {
       const now = Date.now();
       if (!found || !isLive(found, now)) throw new DomainError(401, MSG.invalidCredentials);
       if (dueForTouch(found, now)) await repo.touchToken(this.db, found.token_id, now, LAST_USED_EVERY_MS);
-      return { principal: principalOf(found), token_id: found.token_id, scope: found.scope, expires_at: Number(found.expires_at) };
+      return { principal: principalOf(found), token_id: found.token_id, scope: found.scope, expires_at: Number(found.expires_at), issued_by: found.issued_by };
     },
   },
 };

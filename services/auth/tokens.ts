@@ -50,6 +50,8 @@ export interface TokenRow {
   created_at: string;
   expires_at: string;
   last_used_at: string | null;
+  /** Null for tokens issued before issue 25 recorded it. */
+  issued_by: string | null;
 }
 
 /** What the list answers: the token itself never again, nor its hash. Times are ISO 8601 (UTC), like every new field. */

@@ -121,7 +121,9 @@ export const usersActions: AuthActions = {
       routes: ["POST /_config/users"],
       group: "users",
       summary: "Create a user",
-      description: "Without a password, one is generated and emailed to the user; the user is not created if that email cannot be sent.",
+      description:
+        "Without a password, one is generated and emailed to the user; the user is not created if that email cannot be sent. " +
+        "An API token may create a user only without a password (403 `Unauthorized operation` with one).",
       fields: {
         ...USER_FIELDS,
         password: passwordDoc("the user's password; without one, a generated password is emailed to the user", "Pune2026Works"),
@@ -134,6 +136,7 @@ export const usersActions: AuthActions = {
         [409, MSG.roleMappingFailed],
         [409, MSG.roleCreateFailed],
         [400, MSG.weakPassword],
+        [403, MSG.unauthorizedOperation],
         [401, MSG.plantAdminCantCreate],
         [401, MSG.siteAdminCantCreate],
         ...PLACE_ERRORS,
@@ -143,6 +146,8 @@ export const usersActions: AuthActions = {
     async handler(ctx: Context<CreateParams, RequestMeta>) {
       const caller = ctx.meta.user;
       const p = ctx.params;
+      // A password set by an integration's token would outlive the token's expiry and revocation (EXTENSIONS §8).
+      if (ctx.meta.token && p.password != null) throw new DomainError(403, MSG.unauthorizedOperation);
       const refusal = typeRefusal("create", caller.user_type, p.user_type);
       if (refusal) throw refusal;
       const place = await placeFor(ctx, caller, p.user_type, { site_id: given(p.site_id), plant_id: given(p.plant_id) });
@@ -224,7 +229,8 @@ export const usersActions: AuthActions = {
       group: "users",
       summary: "Update a user",
       description:
-        "modules left out keep the user's modules; site_id and plant_id left out keep the user's place where the new type has one of the same kind.",
+        "modules left out keep the user's modules; site_id and plant_id left out keep the user's place where the new type has one of the same kind. " +
+        "A new password revokes the user's API tokens; an API token may not set one (403 `Unauthorized operation`).",
       fields: {
         user: pathUser,
         ...USER_FIELDS,

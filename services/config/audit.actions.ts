@@ -71,6 +71,11 @@ export const AUDIT_SCHEMAS: Record<string, JsonSchema> = {
     request_id: { ...nullable("string"), description: "the request's X-Request-Id" },
     client: { ...nullable("string"), description: "the caller's address as the gateway saw it" },
     changes: { type: "object", description: 'what changed, {field: [old, new]}; a secret (password, OTP, key, token) reads "***"' },
+    via_token_of: {
+      ...str,
+      description: "present only when the change was made with an API token an admin issued for the actor: that admin's username",
+      examples: ["admin@localhost"],
+    },
   }),
   AuditVerify: obj({
     ok: { type: "boolean", description: "whether every entry's hash is that of its content and the entry before it" },

@@ -43,9 +43,9 @@ export async function appendEntries(db: DataSource, entries: AuditEntry[]): Prom
     const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
     await tx.query(
       `INSERT INTO audit_log (id, entry_id, at, actor, user_type, action, entity_type, entity_id, site_id, plant_id,
-                              request_id, client, changes, prev_hash, hash)
+                              request_id, client, changes, prev_hash, hash, via_token_of)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                            $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])`,
+                            $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])`,
       [
         col("id"),
         col("entry_id"),
@@ -62,6 +62,7 @@ export async function appendEntries(db: DataSource, entries: AuditEntry[]): Prom
         col("changes_text"),
         col("prev_hash"),
         col("hash"),
+        rows.map((r) => r.via_token_of ?? null),
       ],
     );
     return rows.length;

@@ -34,6 +34,7 @@ export interface AuditRow {
   request_id: string | null;
   client: string | null;
   changes: string;
+  via_token_of: string | null;
   prev_hash: string;
   hash: string;
 }
@@ -121,8 +122,12 @@ export function normalizeEntry(data: unknown, messageId: string): AuditEntry {
     client: text(d.client, 64),
     // Redacted again (a producer that forgot a secret does not store it), and only what JSON can say.
     changes: redactChanges(changes),
+    ...viaTokenOf(text(d.via_token_of, 320)),
   };
 }
+
+/** `via_token_of` only where there is one: an entry without it hashes as entries did before it existed. */
+const viaTokenOf = (v: string | null | undefined): { via_token_of?: string } => (v ? { via_token_of: v } : {});
 
 /** The entry as stored in a row, for the hash. */
 export function chainedOf(row: AuditRow): ChainedEntry {
@@ -147,6 +152,7 @@ export function chainedOf(row: AuditRow): ChainedEntry {
     request_id: row.request_id,
     client: row.client,
     changes,
+    ...viaTokenOf(row.via_token_of),
   };
 }
 
@@ -187,6 +193,11 @@ export interface AuditView {
   request_id: string | null;
   client: string | null;
   changes: AuditChanges;
+  /**
+   * The admin who issued the API token the change was made with, when it is not the actor's own
+   * (EXTENSIONS §8). Present only then: every other entry keeps the shape it had.
+   */
+  via_token_of?: string;
 }
 
 export function auditView(row: AuditRow): AuditView {
@@ -204,6 +215,7 @@ export function auditView(row: AuditRow): AuditView {
     request_id: e.request_id,
     client: e.client,
     changes: e.changes,
+    ...viaTokenOf(e.via_token_of),
   };
 }
 

@@ -110,4 +110,6 @@ export const migrations = [
     `CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log
        FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`,
   ]),
+  // Issue 25: a change made with a token an admin issued for another user names that admin. Older rows have none, and hash as they did.
+  sqlMigration("ConfigAuditViaToken1767250000000", [`ALTER TABLE audit_log ADD COLUMN via_token_of text NULL`]),
 ];

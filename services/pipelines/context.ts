@@ -16,6 +16,8 @@ export interface KeyedPipeline {
   pipeline_id: string;
   site_id: string;
   plant_id: string;
+  /** A key a rotation replaced: until when (epoch ms) it opens the pipeline; null for the current key. */
+  until: number | null;
 }
 
 export interface PipelinesEnv {
@@ -30,6 +32,8 @@ export interface PipelinesEnv {
   /** site_id → retention in days. */
   retention: LocalCache<number>;
   logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
+  /** The key pipeline secrets are sealed with (lib/secrets.ts). */
+  secretsKey: Buffer;
 }
 
 export type Ctx<P = unknown> = Context<P, RequestMeta>;

@@ -4,9 +4,10 @@
  * which monitors a pipeline feeds. Lists, counts and actions over many are in fleet.ts.
  */
 import { inScope, requireWrite, scopeOf, type Principal, type Scope } from "../../lib/access";
-import { auditedWrite, diff, stageAudit, type AuditChange } from "../../lib/audit";
+import { auditedWrite, diff, REDACTED, stageAudit, type AuditChange } from "../../lib/audit";
 import { SharedCache } from "../../lib/cache";
 import { config } from "../../lib/config";
+import { maskSettings } from "../../lib/secrets";
 import { badRequest, DomainError, isDatabaseUnavailable, notFound } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { resolveFunction, resolveMonitors, resolvePlant } from "../config/contract";
@@ -25,6 +26,7 @@ import {
   type PipelineKind,
 } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
+import { settingsToStore } from "./settings";
 
 /** The spec's texts differ by kind: "Pipeline" for third-party, "Gateway" for edge-server. */
 const TEXTS = {
@@ -263,7 +265,7 @@ export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
       data_type: p.data_type,
       data_source: p.data_source,
       data_source_subtype: p.data_source_subtype,
-      settings,
+      settings: settingsToStore(env, settings),
       tags: p.tags,
       registration,
       function_enabled_in_registration: functionEnabled,
@@ -291,7 +293,8 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
       ...p,
       data_type: p.data_type ?? current.data_type,
       data_source_subtype: p.data_source_subtype ?? current.data_source_subtype,
-      settings: p.settings ?? current.settings,
+      // Checked as the body says them: "***" where a secret is kept (also when settings are left out).
+      settings: p.settings ?? maskSettings(current.settings),
     };
     checkBody(kind, merged);
     const moved = p.plant_id !== undefined || p.function_id !== undefined;
@@ -307,7 +310,8 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
       data_type: merged.data_type,
       data_source: p.data_source ?? current.data_source,
       data_source_subtype: merged.data_source_subtype,
-      settings: merged.settings,
+      // A secret sent as "***" keeps the stored one, sealed as it was (EXTENSIONS §8).
+      settings: settingsToStore(env, merged.settings, current.settings),
       tags: p.tags,
       registration,
       function_enabled_in_registration: functionEnabled,
@@ -322,6 +326,27 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     await changed(ctx, current.pipeline_id);
     announce(ctx, write, before, slaves);
     return texts.updated;
+  });
+}
+
+/**
+ * `POST /_config/pipelines/<pipeline_id>/_rotate_key` (EXTENSIONS §8), for either kind, by whoever
+ * may update the pipeline: a new ingest key, shown once; the one it replaces keeps working for
+ * INGEST_KEY_GRACE_S, so the gateway can be given the new one without losing readings. Only one
+ * replaced key is kept: a second rotation within the grace ends the first one's at once.
+ */
+export async function rotateIngestKey(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>): Promise<{ ingest_key: string }> {
+  requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
+  const current = await visiblePipeline(env, ctx.meta.user, undefined, ctx.params.pipeline_id, MSG.invalidPipelineId);
+  return guarded(env, { status: 500, message: MSG.internalError }, async () => {
+    const ingest_key = newIngestKey();
+    const until = Date.now() + config().ingestKeyGraceS * 1000;
+    const entry = pipelineChange("rotate_key", current, { ingest_key: [REDACTED, REDACTED], previous_key_until: [null, new Date(until).toISOString()] });
+    const rotated = await auditedWrite(env.db, env.streams, ctx, (ok: boolean) => (ok ? entry : null), (q) => repo.rotateKey(q, current.pipeline_id, hashIngestKey(ingest_key), until));
+    if (!rotated) throw badRequest(MSG.invalidPipelineId(ctx.params.pipeline_id));
+    // Every replica drops the keys it cached of the pipeline: the old one is read again, with its end.
+    await changed(ctx, current.pipeline_id);
+    return { ingest_key };
   });
 }
 

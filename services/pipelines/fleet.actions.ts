@@ -1,9 +1,10 @@
 /** Pipelines of all kinds: a plant's or a function's list and count, and start/stop actions for their gateways. */
 import { PAGE_FIELDS } from "../../lib/paging";
 import type { Ctx, PipelinesActions } from "./context";
+import { rotateIngestKey } from "./crud";
 import * as fleet from "./fleet";
 import { MSG } from "./messages";
-import { EXAMPLE, FILTER_FIELDS } from "./openapi";
+import { EXAMPLE, EXAMPLE_INGEST_KEY, FILTER_FIELDS } from "./openapi";
 import { PIPELINE_STATUSES, type ActionName } from "./rules";
 import { countParams, listParams, text } from "./schemas";
 
@@ -11,6 +12,25 @@ import { countParams, listParams, text } from "./schemas";
 const ids = [{ type: "array", max: 1000, items: text, optional: true }, { ...text, optional: true }];
 
 export const fleetActions: PipelinesActions = {
+  rotateKey: {
+    http: {
+      routes: ["POST /_config/pipelines/:pipeline_id/_rotate_key"],
+      group: "pipelines",
+      summary: "Rotate a pipeline's ingest key",
+      description:
+        "A new ingest key for the pipeline (either kind), shown this once; only its hash is kept. The key it replaces keeps working " +
+        "for INGEST_KEY_GRACE_S (3600 s unless configured), time to give the gateway the new one, then stops; a second rotation ends " +
+        "the first replaced key at once. Whoever may update the pipeline may rotate its key.",
+      fields: { pipeline_id: { description: "the pipeline whose key to rotate", example: EXAMPLE.pipeline_id } },
+      answer: { schema: "$IngestKey", example: { ingest_key: EXAMPLE_INGEST_KEY } },
+      errors: [[400, MSG.invalidPipelineId("<pipeline_id>")], [403, MSG.unauthorizedOperation]],
+    },
+    params: { pipeline_id: text },
+    handler(ctx: Ctx<{ pipeline_id: string }>) {
+      return rotateIngestKey(this.env, ctx);
+    },
+  },
+
   list: {
     http: {
       op: 54,

@@ -159,7 +159,8 @@ export const historyActions: PipelinesActions = {
       description:
         "Every reading of the monitor in the range as `text/csv`, streamed: a header row `timestamp,<tag_name>…` (the " +
         "monitor's tags in their order), then one row per timestamp (ISO 8601 UTC), a tag without a reading at that time " +
-        "left empty. Range up to 31 days.",
+        "left empty. Range up to 31 days. A text cell that a spreadsheet would run as a formula (a tag name starting with =, +, -, @, " +
+        "a tab or a carriage return) is written with a leading ' ; readings stay numbers, negative ones included.",
       fields: { monitor_id: MONITOR_FIELD, from: FROM_FIELD, to: TO_FIELD },
       answer: { text: "timestamp,temperature,vibration\n2026-11-01T00:00:00.000Z,61.5,2.41\n" },
       errors: [

@@ -14,7 +14,14 @@ export interface CsvTag {
 /** A field quoted when it holds a comma, a quote or a line break (a tag name may). */
 export const csvField = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
-export const csvHeader = (tags: CsvTag[]): string => `${["timestamp", ...tags.map((t) => t.tag_name)].map(csvField).join(",")}\n`;
+/**
+ * A text cell a spreadsheet would not run as a formula (EXTENSIONS §8): one that starts with `=`,
+ * `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`. Only text goes through here:
+ * readings are written as numbers, a negative one too.
+ */
+export const csvText = (s: string): string => csvField(/^[=+\-@\t\r]/.test(s) ? `'${s}` : s);
+
+export const csvHeader = (tags: CsvTag[]): string => `${["timestamp", ...tags.map((t) => t.tag_name)].map(csvText).join(",")}\n`;
 
 /** The CSV text of the rows, chunk by chunk; readings of tags the monitor no longer has are left out. */
 export async function* csvRows(chunks: AsyncIterable<ExportRow[]>, tags: CsvTag[]): AsyncGenerator<Buffer> {

@@ -7,6 +7,7 @@
  * `Idempotency-Key`, the key and the answer are in that transaction too (idempotency.ts).
  */
 import { SharedCache } from "../../lib/cache";
+import { openSettings } from "../../lib/secrets";
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
 import { config } from "../../lib/config";
 import { isId, newId } from "../../lib/ids";
@@ -23,15 +24,27 @@ import { DAY_MS, daysOf, isNoPartition } from "./storage";
 /** How many of a batch's readings `latest_event` shows. */
 const LATEST_EVENTS = 5;
 
-/** The pipeline the bearer key opens, which must be the one in the path; 401 otherwise. */
-export async function authenticate(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>): Promise<KeyedPipeline> {
-  const key = ctx.meta.ingestKey;
-  if (!key || key.length > 200) throw unauthorized(MSG.invalidIngestKey);
+/**
+ * The pipeline an ingest key opens now, or null: its current key, or the key a rotation replaced
+ * until INGEST_KEY_GRACE_S after the rotation. Every front door of the ingestion (the HTTP routes
+ * here, an MQTT one later) asks this one function.
+ */
+export async function pipelineOfIngestKey(env: PipelinesEnv, key: string | undefined, now = Date.now()): Promise<KeyedPipeline | null> {
+  if (!key || key.length > 200) return null;
   const hash = hashIngestKey(key);
   const pipeline = await env.keys.getOrLoad(hash.toString("hex"), async () => {
     const row = await repo.findByKeyHash(env.db, hash);
-    return row ? { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id } : null;
+    if (!row) return null;
+    const until = row.ingest_key_hash.equals(hash) ? null : Number(row.previous_key_until ?? 0);
+    return { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, until };
   });
+  // Cached entries are checked too: a replaced key stops at its instant, not a cache lifetime later.
+  return pipeline && (pipeline.until === null || pipeline.until > now) ? pipeline : null;
+}
+
+/** The pipeline the bearer key opens, which must be the one in the path; 401 otherwise. */
+export async function authenticate(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>): Promise<KeyedPipeline> {
+  const pipeline = await pipelineOfIngestKey(env, ctx.meta.ingestKey);
   if (!pipeline || pipeline.pipeline_id !== String(ctx.params.pipeline_id).toLowerCase()) throw unauthorized(MSG.invalidIngestKey);
   return pipeline;
 }
@@ -202,7 +215,8 @@ export async function gatewayConfig(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: s
     data_source: row.data_source,
     data_source_subtype: row.data_source_subtype,
     status: row.status,
-    settings: row.settings,
+    // The gateway connects to its source with them: its own key opens its secrets.
+    settings: openSettings(env.secretsKey, row.settings),
     tags: row.tags,
     registration: row.registration,
     monitors: [...monitors.values()].map((m) => ({

@@ -1,5 +1,6 @@
 import { OUTBOX_KEY_SQL, OUTBOX_SQL } from "../../lib/streams/outbox";
 import { sqlMigration } from "../../mixins/db.mixin";
+import { PipelinesSealSecrets1767250000000 } from "./settings";
 
 export const migrations = [
   /*
@@ -178,5 +179,12 @@ export const migrations = [
     `INSERT INTO pipeline_events (pipeline_id, stripe, total_events, latest_event, latest_at)
      SELECT pipeline_id, 0, total_events, latest_event, now() FROM pipelines WHERE total_events > 0 OR latest_event <> '[]'::jsonb`,
     `ALTER TABLE pipelines DROP COLUMN total_events, DROP COLUMN latest_event`,
+  ]),
+  // Issue 25: secrets in settings sealed (settings.ts), and an ingest key's rotation: the key it
+  // replaced keeps working until previous_key_until (epoch ms, INGEST_KEY_GRACE_S after the rotation).
+  PipelinesSealSecrets1767250000000,
+  sqlMigration("PipelinesKeyRotation1767250000100", [
+    `ALTER TABLE pipelines ADD COLUMN previous_key_hash bytea NULL, ADD COLUMN previous_key_until bigint NULL`,
+    `CREATE INDEX pipelines_previous_key ON pipelines (previous_key_hash) WHERE previous_key_hash IS NOT NULL`,
   ]),
 ];

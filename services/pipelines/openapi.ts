@@ -23,6 +23,9 @@ export const EXAMPLE = {
   created: { id: PIPELINE, ingest_key: "pk_rdeEK0LRgyU26PpiXYkzVpfk8PEZNcIhMsbEr8RTQrc" },
 } as const;
 
+/** An ingest key as a rotation answers it. */
+export const EXAMPLE_INGEST_KEY = "pk_Qm9vdHN0cmFwS2V5Um90YXRlZDIwMjZGZWJydWFyeQ";
+
 const text = (description: string, example?: string): JsonSchema => ({
   type: "string",
   description,
@@ -79,6 +82,12 @@ export const PIPELINES_SCHEMAS = {
       ingest_key: described(str, "secret, shown once: the gateway sends it as `Authorization: Bearer <ingest_key>` to the ingestion routes"),
     },
     ["id", "ingest_key"],
+  ),
+  IngestKey: obj(
+    {
+      ingest_key: described(str, "secret, shown once: the pipeline's new key; the one it replaces works for INGEST_KEY_GRACE_S more"),
+    },
+    ["ingest_key"],
   ),
   // Config owns it (sites' edge_firmware); this is a copy of the same content, so either service alone documents it.
   Firmware: obj({

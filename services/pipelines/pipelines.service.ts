@@ -14,6 +14,7 @@ import { AUDIT_STREAM } from "../../lib/audit";
 import { LocalCache } from "../../lib/cache";
 import { config } from "../../lib/config";
 import { DAILY_CHECK_MS } from "../../lib/daily-job";
+import { secretsKey } from "../../lib/secrets";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
@@ -126,6 +127,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       mappings: new LocalCache({ ttlMs: 5000 }),
       retention: new LocalCache({ ttlMs: 60000 }),
       logger: this.logger,
+      secretsKey: secretsKey(config()),
     };
     await makePartitionsAhead(this.env);
   },

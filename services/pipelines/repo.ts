@@ -31,9 +31,20 @@ export async function findPipeline(db: Db, pipeline_id: string, kind?: PipelineK
   return rows[0] ?? null;
 }
 
+/** The pipeline whose key, current or replaced by a rotation, has this hash; whether the previous one still works is the caller's to say. */
 export async function findByKeyHash(db: Db, hash: Buffer): Promise<PipelineRow | null> {
-  const rows = (await db.query(`SELECT p.*, ev.* FROM ${PIPELINE_ROWS} WHERE p.ingest_key_hash = $1`, [hash])) as PipelineRow[];
+  const rows = (await db.query(`SELECT p.*, ev.* FROM ${PIPELINE_ROWS} WHERE p.ingest_key_hash = $1 OR p.previous_key_hash = $1`, [hash])) as PipelineRow[];
   return rows[0] ?? null;
+}
+
+/** A new key; the current one becomes the previous, working until `until` (the one before it stops at once). */
+export async function rotateKey(db: Db, pipeline_id: string, hash: Buffer, until: number): Promise<boolean> {
+  const rows = (await db.query(
+    `WITH r AS (UPDATE pipelines SET previous_key_hash = ingest_key_hash, previous_key_until = $3, ingest_key_hash = $2
+                 WHERE pipeline_id = $1 RETURNING pipeline_id) SELECT pipeline_id FROM r`,
+    [pipeline_id, hash, until],
+  )) as unknown[];
+  return rows.length > 0;
 }
 
 export async function pipelineWithMac(db: Db, mac: string, except: string | null): Promise<string | null> {

@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { isId } from "../../lib/ids";
+import { maskSettings } from "../../lib/secrets";
 import type { ResolvedMonitor } from "../config/contract";
 import type { Reading } from "./contract";
 import { MSG } from "./messages";
@@ -37,6 +38,10 @@ export interface PipelineRow {
   data_directory: string;
   mac_address: string;
   status: PipelineStatus;
+  ingest_key_hash: Buffer;
+  /** The key a rotation replaced, and until when (epoch ms) it still opens the pipeline. */
+  previous_key_hash: Buffer | null;
+  previous_key_until: string | number | null;
   heart_beats: Partial<Record<Component, number>>;
   total_events: string | number;
   latest_event: unknown[];
@@ -291,7 +296,8 @@ export function fetchView(p: PipelineRow, latestFirmware: string) {
     total_event_count: Number(p.total_events),
     firmware_update: p.firmware_update,
     data_directory: p.data_directory,
-    settings: p.settings,
+    // Secrets are never answered (EXTENSIONS §8).
+    settings: maskSettings(p.settings),
     tags: p.tags,
     registration: p.registration,
     function_enabled_in_registration: p.function_enabled_in_registration,

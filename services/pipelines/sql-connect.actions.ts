@@ -1,9 +1,16 @@
-/** SQL connect: what a SQL gateway could read from a customer's server. Called without authentication (spec). */
+/**
+ * SQL connect: what a SQL gateway could read from a customer's server. Called without
+ * authentication (spec), so it is throttled per client address (EXTENSIONS §8).
+ */
 import type { Context } from "moleculer";
+import { TOO_MANY_REQUESTS } from "../../lib/throttle";
 import type { PipelinesActions } from "./context";
 import { MSG } from "./messages";
 import { optText } from "./schemas";
 import { sqlConnect, type SqlConnectInput } from "./sql-connect";
+
+/** Op 57 guesses no password and maps no port fast: 10 calls a minute per client address. */
+export const SQL_CONNECT_LIMIT = { limit: 10, windowS: 60 };
 
 export const sqlConnectActions: PipelinesActions = {
   sqlConnect: {
@@ -14,7 +21,10 @@ export const sqlConnectActions: PipelinesActions = {
       summary: "Introspect an SQL server (databases, tables, columns)",
       description:
         "Without a query: the server's databases; with database: its tables; with table too: the table's columns, " +
-        "less the time_field and the ignored types, or their data types. The credentials serve this one connection and are not kept.",
+        "less the time_field and the ignored types, or their data types. The credentials serve this one connection and are not kept. " +
+        "The service's own database, cache and bus are refused, and loopback, link-local and unspecified addresses unless SOURCE_ALLOW names them " +
+        `(\`Failed to connect to DB\` at once); at most ${SQL_CONNECT_LIMIT.limit} calls a minute per client address (then 429 \`Too many requests\` with Retry-After).`,
+      rateLimit: SQL_CONNECT_LIMIT,
       fields: {
         server_address: { required: true, description: "host name or address of the SQL server", example: "mes-db.pune-works.local" },
         port: { required: true, description: "its port; without dialect, 3306 means MySQL, 1433 SQL Server, any other PostgreSQL", example: 5432 },
@@ -28,7 +38,7 @@ export const sqlConnectActions: PipelinesActions = {
         ignore_type: { in: "query", type: "string[]", description: "leave out columns of these data types (repeated, or one JSON list)", example: ["text"] },
       },
       answer: { schema: "string[]", example: ["plant_data", "erp"] },
-      errors: [[400, MSG.missingParameters(["<param1>", "<param2>"])], [400, MSG.failedToConnect], [400, MSG.ignoreTypeNotList]],
+      errors: [[400, MSG.missingParameters(["<param1>", "<param2>"])], [400, MSG.failedToConnect], [400, MSG.ignoreTypeNotList], [429, TOO_MANY_REQUESTS]],
     },
     params: {
       server_address: optText,

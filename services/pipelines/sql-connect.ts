@@ -5,11 +5,18 @@
  *
  * Connections are short-lived and time out after a few seconds. Credentials never reach a log:
  * a failure is logged by dialect, host and the driver's error code only.
+ *
+ * The server's address passes the source guard first (lib/source-guard.ts, EXTENSIONS §8): never
+ * the service's own database, cache or bus, and loopback, link-local or unspecified addresses only
+ * where SOURCE_ALLOW names them. A refusal answers `Failed to connect to DB` at once, without a
+ * connection attempt, and the connection goes to the address the guard checked, not to the name.
  */
 import { createRequire } from "node:module";
 import mysql from "mysql2/promise";
 import { Client } from "pg";
+import { config } from "../../lib/config";
 import { badRequest } from "../../lib/errors";
+import { sourceGuardOf, type SourceGuard } from "../../lib/source-guard";
 import { MSG } from "./messages";
 
 export type Dialect = "postgres" | "mysql" | "mssql";
@@ -90,7 +97,7 @@ export function selectColumns(columns: Column[], q: { time_field?: string; ignor
   return q.types ? kept.map((c) => c.type) : kept.map((c) => c.name);
 }
 
-export async function sqlConnect(input: SqlConnectInput, log: (msg: string) => void): Promise<string[]> {
+export async function sqlConnect(input: SqlConnectInput, log: (msg: string) => void, guard: SourceGuard = sourceGuardOf(config())): Promise<string[]> {
   // An empty password is a given one: a server account may have none (MariaDB's root often does).
   const missing = REQUIRED.filter((k) => input[k] === undefined || input[k] === null || (input[k] === "" && k !== "password"));
   if (missing.length) throw badRequest(MSG.missingParameters([...missing]));
@@ -102,7 +109,12 @@ export async function sqlConnect(input: SqlConnectInput, log: (msg: string) => v
     user: String(input.username),
     password: String(input.password),
   };
-  const server = introspector(target);
+  const verdict = await guard.check(target.host, target.port);
+  if (!verdict.allowed) {
+    log(`SQL connect to ${target.dialect} ${target.host}:${target.port} refused: ${verdict.reason}`);
+    throw badRequest(MSG.failedToConnect);
+  }
+  const server = introspector({ ...target, host: verdict.address });
   try {
     if (!input.database) return await server.databases();
     if (!input.table) return await server.tables(input.database);

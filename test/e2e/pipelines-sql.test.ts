@@ -4,32 +4,37 @@
  * the messages, the connect timeout, and no credentials in the logs (even at debug level).
  * Microsoft SQL Server goes through the same code with the `mssql` driver; there is no server
  * on this machine to test it against.
+ *
+ * Since issue 25 op 57 refuses the service's own PostgreSQL (the machine's, on 5432, where the test
+ * node keeps its database) and loopback addresses SOURCE_ALLOW does not name: the PostgreSQL
+ * introspected here is a server of the test's own (test/helpers/pg-server.ts), the node allows
+ * 127.0.0.0/8, and each call comes from a client address of its own (X-Forwarded-For from a
+ * TRUST_PROXY peer), as op 57 takes at most 10 calls a minute from one address.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import mysql from "mysql2/promise";
 import { Client } from "pg";
-import { PG_ADMIN_URL } from "../helpers/db";
 import { startTestNode, type TestNode } from "../helpers/node";
+import { PgServer } from "../helpers/pg-server";
 import { err } from "./pipelines-fixtures";
 
 const SECRET = `S3cr3t-${randomBytes(4).toString("hex")}`;
 const scratch = `ims_sqlc_${randomBytes(4).toString("hex")}`;
 const logged: string[] = [];
 let t: TestNode;
+let customer: PgServer;
 const spies: jest.SpyInstance[] = [];
 
 beforeAll(async () => {
   for (const m of ["log", "info", "warn", "error", "debug"] as const) {
     spies.push(jest.spyOn(console, m).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" "))));
   }
-  t = await startTestNode({ services: ["api", "auth", "pipelines"], env: { LOG_LEVEL: "debug" } });
+  customer = await PgServer.create(scratch);
+  servers.PostgreSQL.body.port = customer.port;
+  t = await startTestNode({ services: ["api", "auth", "pipelines"], env: { LOG_LEVEL: "debug", SOURCE_ALLOW: "127.0.0.0/8", TRUST_PROXY: "127.0.0.1,::1" } });
 
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${scratch}`);
-  await admin.end();
-  const db = new Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${scratch}`) });
+  const db = new Client({ connectionString: customer.url });
   await db.connect();
   await db.query(`CREATE TABLE measurements (ts timestamptz, line integer, label text, temp double precision, ok boolean, note varchar(20))`);
   await db.query(`CREATE TABLE shifts (id serial, name text)`);
@@ -44,10 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.stop();
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-  await admin.end();
+  await customer?.destroy();
   const my = await mysql.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
   await my.query(`DROP DATABASE IF EXISTS ${scratch}`);
   await my.end();
@@ -55,14 +57,16 @@ afterAll(async () => {
 });
 
 const PATH = "/_config/pipelines/sql/connect";
+let client = 0;
 function connect(body: Record<string, unknown>, query = "") {
-  return t.http(`POST`, `${PATH}${query}`, { body, auth: null });
+  const from = `10.57.${Math.floor(++client / 250)}.${client % 250}`;
+  return t.http(`POST`, `${PATH}${query}`, { body, auth: null, headers: { "x-forwarded-for": from } });
 }
 
 const servers = {
   PostgreSQL: {
     // trust authentication: any password is accepted, which lets the log test use a secret one.
-    body: { server_address: "127.0.0.1", port: 5432, username: "postgres", password: SECRET },
+    body: { server_address: "127.0.0.1", port: 0, username: "postgres", password: SECRET },
     types: ["timestamp with time zone", "integer", "text", "double precision", "boolean", "character varying"],
   },
   MariaDB: {

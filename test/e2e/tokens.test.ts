@@ -305,13 +305,15 @@ describe("who manages whose tokens", () => {
     expect((await t.http("GET", "/_config/sites/_list", { auth: user })).status).toBe(200);
   });
 
-  it("a token cannot issue tokens (it could outlive its own expiry), but lists and revokes them", async () => {
+  // Since issue 25 (EXTENSIONS §8) a token revokes no token either: issuing and revoking are a person's doing.
+  it("a token cannot issue tokens (it could outlive its own expiry) nor revoke them, but lists them", async () => {
     const write = await issued(ADMIN.username, "write");
     expect(await issue(ADMIN.username, { name: "anon", scope: "write", expires_in_days: 1 }, null)).toMatchObject({ status: 401, body: err(401, "Invalid credentials") });
     const res = await t.http("POST", tokensOf(ADMIN.username), { ...bearer(write.token), body: { name: "child", scope: "write", expires_in_days: 365 } });
     expect(res).toMatchObject({ status: 403, body: err(403, "Unauthorized operation") });
     expect((await t.http("GET", tokensOf(ADMIN.username), bearer(write.token))).status).toBe(200);
-    expect(await t.http("DELETE", `${tokensOf(ADMIN.username)}/${write.token_id}`, bearer(write.token))).toMatchObject({ status: 200, body: "Token revoked" });
+    expect(await t.http("DELETE", `${tokensOf(ADMIN.username)}/${write.token_id}`, bearer(write.token))).toMatchObject({ status: 403, body: err(403, "Unauthorized operation") });
+    expect(await t.http("DELETE", `${tokensOf(ADMIN.username)}/${write.token_id}`)).toMatchObject({ status: 200, body: "Token revoked" });
   });
 
   it("every user manages its own, whatever its type or modules", async () => {

@@ -11,7 +11,7 @@ function cacheAt(ttlMs = 5000) {
   return { clock, cache: new TokenCache(ttlMs, 100, () => clock.now) };
 }
 
-const verified = (expires_at: number, principal = alice): VerifiedToken => ({ principal, token_id: "t1", scope: "read", expires_at });
+const verified = (expires_at: number, principal = alice): VerifiedToken => ({ principal, token_id: "t1", scope: "read", expires_at, issued_by: null });
 
 describe("TokenCache", () => {
   it("keys by a fingerprint that does not hold the token and differs per process", () => {

@@ -62,6 +62,7 @@ describe("tokens", () => {
       created_at: "0",
       expires_at: "86400000",
       last_used_at: null,
+      issued_by: "admin@localhost",
     });
     expect(view).toEqual({ token_id: "id", name: "n", scope: "read", created_at: "1970-01-01T00:00:00.000Z", expires_at: "1970-01-02T00:00:00.000Z", last_used_at: null });
   });

@@ -41,6 +41,7 @@ function chain(n: number): AuditRow[] {
       request_id: e.request_id,
       client: e.client,
       changes: canonicalJson(e.changes),
+      via_token_of: e.via_token_of ?? null,
       prev_hash: prev,
       hash,
     });
@@ -112,6 +113,8 @@ describe("the walk of _verify", () => {
       ["actor", "someone.else"],
       ["at", "1767000009999"],
       ["entity_id", "a99"],
+      // Added by issue 25: a forged issuer on an entry made without one breaks the chain too.
+      ["via_token_of", "someone.else"],
     ] as const) {
       const rows = chain(5);
       rows[2] = { ...rows[2]!, [column]: value };
@@ -159,6 +162,28 @@ describe("normalizeEntry", () => {
     const e = normalizeEntry({ at: 5, actor: "a\u0000b", user_type: "wizard", action: "update", entity_type: "asset", entity_id: "ABC", changes: { password: ["p", "q"] } }, "msg-1");
     expect(e).toMatchObject({ entry_id: "msg-1", at: 5, actor: "a\uFFFDb", user_type: null, entity_id: "abc", changes: { password: ["***", "***"] } });
     expect(normalizeEntry(null, "m2")).toMatchObject({ entry_id: "m2", action: "update", entity_type: "unknown", changes: {} });
+  });
+});
+
+describe("via_token_of (EXTENSIONS §8)", () => {
+  const change = { action: "update", entity_type: "asset", entity_id: "a1" } as const;
+
+  it("names the admin whose token another user's change was made with, and only then", () => {
+    const token = { token_id: "t", scope: "write" } as const;
+    expect(auditEntry({ meta: { user: user("plant-admin"), token: { ...token, via_token_of: "admin@localhost" } } }, change).via_token_of).toBe("admin@localhost");
+    expect(auditEntry({ meta: { user: user("plant-admin"), token } }, change)).not.toHaveProperty("via_token_of");
+    // An entry whose actor is not the caller (a failed sign-in, a reset) is not the token's doing.
+    expect(auditEntry({ meta: { token: { ...token, via_token_of: "admin@localhost" } } }, { ...change, actor: { username: "x", user_type: null } })).not.toHaveProperty("via_token_of");
+  });
+
+  it("is kept by the consumer and hashed with the entry; an entry without it hashes as before", () => {
+    const e = normalizeEntry({ ...change, at: 5, actor: "u", via_token_of: "admin@localhost", changes: {} }, "m1");
+    expect(e.via_token_of).toBe("admin@localhost");
+    expect(normalizeEntry({ ...change, at: 5, actor: "u", changes: {} }, "m1")).not.toHaveProperty("via_token_of");
+    const chained: ChainedEntry = { ...e, id: 1 };
+    const { via_token_of: _dropped, ...without } = chained;
+    expect(chainHash(GENESIS, chained)).not.toBe(chainHash(GENESIS, without));
+    expect(canonicalEntry(without)).toBe(canonicalJson(without));
   });
 });
 

@@ -1,7 +1,7 @@
 /** What production refuses to start without: readConfig is the one place settings are read. */
 import { readConfig } from "../../../lib/config";
 
-const production = { NODE_ENV: "production", ADMIN_PASSWORD: "Str0ng-Passw0rd!", DATABASE_URL: "postgres://ims@db/ims" };
+const production = { NODE_ENV: "production", ADMIN_PASSWORD: "Str0ng-Passw0rd!", DATABASE_URL: "postgres://ims@db/ims", SECRETS_KEY: "ab".repeat(32) };
 
 describe("readConfig in production", () => {
   it("starts with a database and an admin password", () => {
@@ -21,6 +21,20 @@ describe("readConfig in production", () => {
   it("refuses to start auth without ADMIN_PASSWORD", () => {
     const { ADMIN_PASSWORD: _omitted, ...env } = production;
     expect(() => readConfig(env)).toThrow("ADMIN_PASSWORD is required when NODE_ENV=production");
+  });
+
+  it("refuses to start pipelines without SECRETS_KEY (replicas must open each other's secrets), and takes only a 32-byte key", () => {
+    const { SECRETS_KEY: _omitted, ...env } = production;
+    expect(() => readConfig(env)).toThrow("SECRETS_KEY is required when NODE_ENV=production");
+    expect(readConfig({ ...env, SERVICES: "api,auth,config" }).secretsKey).toBeUndefined();
+    expect(() => readConfig({ SECRETS_KEY: "too-short" })).toThrow("SECRETS_KEY must be 32 bytes, as base64 or 64 hex digits");
+  });
+
+  it("reads SOURCE_ALLOW and INGEST_KEY_GRACE_S, refusing a malformed entry", () => {
+    expect(readConfig({}).sourceAllow).toBe("");
+    expect(readConfig({}).ingestKeyGraceS).toBe(3600);
+    expect(readConfig({ SOURCE_ALLOW: "127.0.0.1:3306,10.0.0.0/8", INGEST_KEY_GRACE_S: "5" })).toMatchObject({ sourceAllow: "127.0.0.1:3306,10.0.0.0/8", ingestKeyGraceS: 5 });
+    expect(() => readConfig({ SOURCE_ALLOW: "10.0.0.0/99" })).toThrow(/SOURCE_ALLOW/);
   });
 
   it("uses the embedded defaults outside production", () => {

@@ -5,7 +5,7 @@
  */
 import { bucketPlan, type MsRange } from "../../../lib/buckets";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../../lib/time";
-import { csvField, csvHeader, csvRows, type CsvTag } from "../../../services/pipelines/history.csv";
+import { csvField, csvHeader, csvRows, csvText, type CsvTag } from "../../../services/pipelines/history.csv";
 import {
   bucketSize,
   historyRange,
@@ -379,6 +379,16 @@ describe("history.csv", () => {
     );
     expect(csvField("two\nlines")).toBe('"two\nlines"');
     expect(csvField("")).toBe("");
+  });
+
+  it("neutralises text cells a spreadsheet would run (EXTENSIONS §8), and writes negative readings as numbers", async () => {
+    const formulas = ["=1+1", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx", "=cmd|' /C calc'!A0"];
+    expect(csvHeader(formulas.map((tag_name, i) => ({ tag_id: String(i), tag_name })))).toBe(
+      `timestamp,'=1+1,'+1,'-cmd,'@SUM(A1),'\tx,"'\rx",'=cmd|' /C calc'!A0\n`,
+    );
+    // Only a leading character counts: a name holding one elsewhere is left as it is.
+    expect(csvText("a=b")).toBe("a=b");
+    expect(await csvOf([[row(T0, "p", -3.25), row(T0, "f", -0)]], tags)).toBe(`${iso(T0)},-3.25,0\n`);
   });
 
   it("writes one row per timestamp, ISO 8601 UTC, a column per tag in the tags' order, empty where a tag has no reading", async () => {
