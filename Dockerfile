@@ -20,7 +20,7 @@ ARG JUPYTER=1
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tini \
     && if [ "$JUPYTER" = "1" ]; then \
-         apt-get install -y --no-install-recommends python3 python3-nbclient python3-nbformat python3-ipykernel python3-numpy bubblewrap; \
+         apt-get install -y --no-install-recommends python3 python3-nbclient python3-nbformat python3-ipykernel python3-numpy python3-pandas python3-matplotlib bubblewrap; \
        fi \
     && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \

@@ -163,6 +163,7 @@ describe("reading the plant's data with ims, as the notebook's owner", () => {
       "import json, urllib.request, urllib.error, os, ims",
       `week = ims.history('${h.pump.id}', 'Pressure', '${from}', '${to}')`,
       `rows = ims.export('${h.pump.id}', '${from}', '${to}')`,
+      `frame = ims.history_frame('${h.pump.id}', 'Pressure', '${from}', '${to}')`,
       "def status(call):",
       "    try:",
       "        call()",
@@ -174,16 +175,19 @@ describe("reading the plant's data with ims, as the notebook's owner", () => {
       "base = os.environ['IMS_API_URL']",
       "post = lambda: urllib.request.urlopen(urllib.request.Request(base + '/_notebooks/notebooks', data=b'{}', method='POST'))",
       "print(json.dumps({'timestamp': week['timestamp'], 'value': week['value'], 'unit': week['tag_unit'], 'export': [[r['timestamp'], r['Pressure']] for r in rows],",
+      "  'frame': [[t.value // 10**6, v] for t, v in frame['value'].items()],",
       "  'configuration': status(lambda: ims.get('/_config/sites/_list')), 'post': status(post),",
       "  'run': status(lambda: ims.get('/_notebooks/notebooks/_run')), 'notebooks': len(ims.get('/_notebooks/notebooks/_all'))}))",
     ].join("\n");
     const { nb, out } = await runCells(ana, [cell]);
     expect(nb.attributes.last_run_error).toBeNull();
-    const got = out[0] as { timestamp: number[]; value: number[]; unit: string; export: [string, number][]; configuration: number; post: number; run: number; notebooks: number };
+    const got = out[0] as { timestamp: number[]; value: number[]; unit: string; export: [string, number][]; frame: [number, number][]; configuration: number; post: number; run: number; notebooks: number };
     expect(got.timestamp).toEqual(readings.map((r) => r.ts));
     expect(got.value).toEqual(readings.map((r) => r.value));
     expect(got.unit).toBe("bar");
     expect(got.export).toEqual(readings.map((r) => [new Date(r.ts).toISOString(), r.value]));
+    // The DataFrame (pandas): indexed by time, the same values.
+    expect(got.frame).toEqual(readings.map((r) => [r.ts, r.value]));
     // Configuration is not among ana's modules; a POST and the GET form of run change things.
     expect({ configuration: got.configuration, post: got.post, run: got.run }).toEqual({ configuration: 401, post: 403, run: 403 });
     // Her own notebooks only, as the API answers her.
