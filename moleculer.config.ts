@@ -9,7 +9,7 @@ import { DatabaseOutageMiddleware } from "./lib/errors";
 import { failoverRetryable, FailFastMiddleware } from "./lib/failfast";
 import { loggerOptions, RequestIdMiddleware } from "./lib/logging";
 import { metricsOptions } from "./lib/metrics";
-import { NATS_LIVENESS } from "./lib/streams/jetstream";
+import { NATS_LIVENESS, natsServerList } from "./lib/streams/jetstream";
 import { ParamsMiddleware } from "./lib/validation";
 
 /**
@@ -25,10 +25,15 @@ export function brokerOptions(cfg: AppConfig = config()): BrokerOptions {
     namespace: cfg.namespace,
     nodeID: cfg.nodeId ?? null,
     logger: loggerOptions(cfg.logLevel) as BrokerOptions["logger"],
-    transporter: cfg.transporter ? { type: "NATS", options: { url: cfg.transporter, ...NATS_LIVENESS } } : null,
+    // The servers without credentials and the node's NATS user apart: Moleculer, given `url`, would
+    // take a password as written in it (still percent-encoded).
+    transporter: cfg.transporter ? { type: "NATS", options: { servers: natsServerList(cfg.transporter), ...cfg.natsAuth, ...NATS_LIVENESS } } : null,
     serializer: "JSON",
     cacher: cfg.redisUrl
-      ? { type: "Redis", options: { prefix: `${cfg.namespace}-cache`, redis: { url: cfg.redisUrl }, ttl: 300 } }
+      ? // REDIS_URL as the string itself, which the cacher hands to `new Redis(...)` (host, port,
+        // password, db): ioredis ignores a `url` key in an options object, and connected to
+        // localhost:6379 whatever REDIS_URL said. Moleculer's types name only the object form.
+        { type: "Redis", options: { prefix: `${cfg.namespace}-cache`, redis: cfg.redisUrl as unknown as Record<string, unknown>, ttl: 300 } }
       : { type: "Memory", options: { ttl: 300, clone: jsonClone } },
     requestTimeout: cfg.requestTimeoutMs,
     // Over NATS, a call whose node died is sent again to another replica, once lib/failfast.ts has

@@ -6,6 +6,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { parseSecretsKey } from "./secrets";
 import { parseSourceAllow } from "./source-guard";
+import { splitNatsUrls, type NatsAuth } from "./bus-credentials";
 import { DEFAULT_PARTITIONS } from "./streams/partitions";
 
 export interface AppConfig {
@@ -15,6 +16,8 @@ export interface AppConfig {
   nodeId: string | undefined;
   services: string[];
   transporter: string | undefined;
+  /** The NATS user this node connects as (NATS_USER/NATS_PASSWORD, else the pair TRANSPORTER's URLs carry); undefined: none. */
+  natsAuth: NatsAuth | undefined;
   databaseUrl: string | undefined;
   embeddedPgPort: number;
   dataDir: string;
@@ -161,6 +164,23 @@ function secretsKeyOf(env: Env): string | undefined {
   return text;
 }
 
+/**
+ * The NATS credentials: NATS_USER and NATS_PASSWORD (both or neither), else those TRANSPORTER's
+ * URLs carry (nats://user:pass@host:4222); both given and different is a mistake, refused.
+ */
+function natsAuthOf(env: Env): NatsAuth | undefined {
+  const user = str(env, "NATS_USER");
+  const pass = str(env, "NATS_PASSWORD");
+  if (!user !== !pass) throw new Error("NATS_USER and NATS_PASSWORD go together: set both or neither");
+  const transporter = str(env, "TRANSPORTER");
+  const inUrls = transporter ? splitNatsUrls(transporter).auth : undefined;
+  if (!user || !pass) return inUrls;
+  if (inUrls && (inUrls.user !== user || inUrls.pass !== pass)) {
+    throw new Error("TRANSPORTER's URLs carry credentials other than NATS_USER/NATS_PASSWORD: give them in one place");
+  }
+  return { user, pass };
+}
+
 export function readConfig(env: Env = process.env): AppConfig {
   const dataDir = path.resolve(str(env, "DATA_DIR") ?? "./data");
   const services = (str(env, "SERVICES") ?? ALL_SERVICES.join(","))
@@ -190,6 +210,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     nodeId: str(env, "NODE_ID"),
     services,
     transporter: str(env, "TRANSPORTER"),
+    natsAuth: natsAuthOf(env),
     databaseUrl: str(env, "DATABASE_URL"),
     embeddedPgPort: int(env, "EMBEDDED_PG_PORT", 5433, 1),
     dataDir,

@@ -26,7 +26,7 @@ export function natsServers(transporter: string | undefined): string | undefined
 
 export function createStreamAdapter(cfg: AppConfig, logger: Logger): StreamAdapter {
   const servers = natsServers(cfg.transporter);
-  if (servers) return new JetStreamAdapter(servers, streamSettings(cfg), logger);
+  if (servers) return new JetStreamAdapter(servers, streamSettings(cfg), logger, cfg.natsAuth);
   if (!cfg.databaseUrl) throw new Error("the in-process stream adapter needs DATABASE_URL (or the embedded PostgreSQL)");
   return new PgStreamAdapter(cfg.databaseUrl, streamSettings(cfg), logger);
 }

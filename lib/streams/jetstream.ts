@@ -32,6 +32,7 @@ import {
   type JsMsg,
   type NatsConnection,
 } from "nats";
+import { redactUrl, splitNatsUrls, type NatsAuth } from "../bus-credentials";
 import { isTransient } from "../errors";
 import { DEFAULT_PARTITIONS, partitionOf } from "./partitions";
 import type {
@@ -143,17 +144,27 @@ export class JetStreamAdapter implements StreamAdapter {
     private readonly servers: string,
     private readonly settings: StreamSettings,
     private readonly logger: Logger,
+    /** The node's NATS user (the transporter's); undefined: the credentials `servers` carries, if any. */
+    private readonly auth?: NatsAuth,
   ) {}
 
   async start(): Promise<void> {
     // Every node of a NATS cluster, so the connection moves to another when its node dies.
-    this.nc = await connect({ servers: natsServerList(this.servers), name: `${this.settings.namespace}-streams`, maxReconnectAttempts: -1, ...NATS_LIVENESS });
+    const { servers, auth } = splitNatsUrls(this.servers);
+    const credentials = this.auth ?? auth;
+    this.nc = await connect({
+      servers,
+      ...(credentials ? { user: credentials.user, pass: credentials.pass } : {}),
+      name: `${this.settings.namespace}-streams`,
+      maxReconnectAttempts: -1,
+      ...NATS_LIVENESS,
+    });
     const nc = this.nc;
     this.js = nc.jetstream();
     this.jsm = await this.patiently("JetStream", () => nc.jetstreamManager());
     if ((this.settings.replicas ?? 1) > 1 && !this.nc.info?.cluster) {
       this.singleServer = true;
-      this.logger.warn(`NATS at ${this.servers} is a single server, not a cluster: streams keep 1 replica, not the ${this.settings.replicas} of STREAM_REPLICAS`);
+      this.logger.warn(`NATS at ${redactUrl(this.servers)} is a single server, not a cluster: streams keep 1 replica, not the ${this.settings.replicas} of STREAM_REPLICAS`);
     }
   }
 
@@ -438,7 +449,6 @@ export class JetStreamAdapter implements StreamAdapter {
   }
 }
 
-/** `nats://a:4222,nats://b:4222` (TRANSPORTER's form) as the list the `nats` client takes: it reads a string as one server. */
 /**
  * How a NATS client finds its server gone when the socket stays open (a frozen node, a machine
  * lost without a reset): it pings every 4 s and gives the connection up when a third ping would
@@ -449,11 +459,12 @@ export class JetStreamAdapter implements StreamAdapter {
  */
 export const NATS_LIVENESS = { pingInterval: 4000, maxPingOut: 2, timeout: 4000 };
 
+/**
+ * `nats://a:4222,nats://b:4222` (TRANSPORTER's form) as the list the `nats` client takes (it reads
+ * a string as one server), without the credentials a URL may carry: those go as user and pass.
+ */
 export function natsServerList(servers: string): string[] {
-  return servers
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
+  return splitNatsUrls(servers).servers;
 }
 
 export function errorText(err: unknown): string {

@@ -29,25 +29,34 @@ interface Compose {
 const compose = parse(read("docker-compose.yml"), { merge: true }) as Compose;
 const DB_SERVICES = ALL_SERVICES.filter((s) => s !== "api");
 const NATS_NODES = ["nats-1", "nats-2", "nats-3"];
+const ROUTE_AUTH = "route:${NATS_ROUTE_PASSWORD:?set NATS_ROUTE_PASSWORD in .env}";
+/** Every process that joins the bus: each service, and the REPL. */
+const BUS_USERS = [...ALL_SERVICES, "repl"];
+const required = (name: string): string => `\${${name}:?set ${name} in .env}`;
+const natsConf = read("deploy/nats/nats.conf");
+/** deploy/nats/nats.conf's users: name and the environment variable of its password. */
+const confUsers = [...natsConf.matchAll(/\{\s*user:\s*([a-z]+),\s*password:\s*\$([A-Z0-9_]+)\s*\}/g)].map((m) => ({ user: m[1]!, variable: m[2]! }));
 
 describe("docker-compose.yml", () => {
   it("runs NATS with JetStream, PostgreSQL and Redis, each with a health check and a volume", () => {
     const { postgres, redis } = compose.services;
     for (const infra of [...NATS_NODES.map((n) => compose.services[n]), postgres, redis]) {
       expect(infra?.healthcheck?.test?.length).toBeGreaterThan(0);
-      expect(infra?.volumes?.length).toBe(1);
+      // One named volume for its data (NATS also mounts its config file, read-only).
+      expect(infra?.volumes?.filter((v) => !v.startsWith("./"))).toHaveLength(1);
     }
   });
 
   it("runs NATS as a 3-node JetStream cluster, each node named, routed to all three, on a volume of its own", () => {
     const flag = (cmd: string[], name: string) => cmd[cmd.indexOf(name) + 1];
-    const routes = NATS_NODES.map((n) => `nats://${n}:6222`);
+    const routes = NATS_NODES.map((n) => `nats://${ROUTE_AUTH}@${n}:6222`);
     for (const name of NATS_NODES) {
       const cmd = compose.services[name]!.command!;
       expect(cmd).toContain("-js");
       expect(flag(cmd, "--server_name")).toBe(name);
       expect(flag(cmd, "--cluster_name")).toBe("ims");
-      expect(flag(cmd, "--cluster")).toBe("nats://0.0.0.0:6222");
+      // The routes sign in: coming in (the --cluster URL's user) and going out (the --routes URLs').
+      expect(flag(cmd, "--cluster")).toBe(`nats://${ROUTE_AUTH}@0.0.0.0:6222`);
       expect(flag(cmd, "--routes")!.split(",")).toEqual(routes);
     }
     const volumes = NATS_NODES.map((n) => compose.services[n]!.volumes![0]!.split(":")[0]);
@@ -62,7 +71,7 @@ describe("docker-compose.yml", () => {
     expect(svc!.environment?.SERVICES).toBe(name);
     expect(svc!.environment?.TRANSPORTER).toBe(NATS_NODES.map((n) => `nats://${n}:4222`).join(","));
     expect(svc!.environment?.STREAM_REPLICAS).toBe("3");
-    expect(svc!.environment?.REDIS_URL).toBe("redis://redis:6379");
+    expect(svc!.environment?.REDIS_URL).toBe(`redis://:${required("REDIS_PASSWORD")}@redis:6379`);
     expect(svc!.environment?.DATABASE_URL).toMatch(/^postgres:\/\/ims:.*@postgres:5432\/ims$/);
     expect(svc!.env_file).toBe(".env");
     const port = svc!.environment?.HEALTH_PORT;
@@ -75,6 +84,54 @@ describe("docker-compose.yml", () => {
       redis: { condition: "service_healthy" },
       migrate: { condition: "service_completed_successfully" },
     });
+  });
+
+  it("lets no process reach NATS or Redis without credentials: a NATS user each, the Redis password in every REDIS_URL", () => {
+    for (const [name, svc] of Object.entries(compose.services)) {
+      const env = svc.environment ?? {};
+      if (env.TRANSPORTER) {
+        expect([name, env.NATS_USER]).toEqual([name, name]);
+        expect([name, env.NATS_PASSWORD]).toEqual([name, required(`NATS_PASSWORD_${name.toUpperCase()}`)]);
+      }
+      if (env.REDIS_URL) expect([name, env.REDIS_URL]).toEqual([name, `redis://:${required("REDIS_PASSWORD")}@redis:6379`]);
+    }
+    const joining = Object.entries(compose.services).filter(([, svc]) => svc.environment?.TRANSPORTER).map(([name]) => name);
+    expect(joining.sort()).toEqual([...BUS_USERS].sort());
+    // Migrations touch PostgreSQL only.
+    expect(compose.services.migrate!.environment).toMatchObject({ TRANSPORTER: "", REDIS_URL: "" });
+  });
+
+  it("runs NATS with deploy/nats/nats.conf, read-only: a user per process that joins the bus, each password from the environment compose sets from .env", () => {
+    expect(confUsers.map((u) => u.user).sort()).toEqual([...BUS_USERS].sort());
+    expect(natsConf).not.toMatch(/no_auth_user/);
+    for (const name of NATS_NODES) {
+      const nats = compose.services[name]!;
+      expect(nats.command!.slice(0, 2)).toEqual(["-c", "/etc/nats/nats.conf"]);
+      expect(nats.volumes).toContain("./deploy/nats/nats.conf:/etc/nats/nats.conf:ro");
+      for (const { variable } of confUsers) expect(nats.environment?.[variable]).toBe(required(variable));
+    }
+    for (const { user, variable } of confUsers) expect(variable).toBe(`NATS_PASSWORD_${user.toUpperCase()}`);
+  });
+
+  it("runs Redis with a password (REDIS_PASSWORD), and its health check signs in and wants PONG", () => {
+    const redis = compose.services.redis!;
+    const cmd = redis.command!;
+    expect(cmd[cmd.indexOf("--requirepass") + 1]).toBe(required("REDIS_PASSWORD"));
+    expect(redis.environment?.REDISCLI_AUTH).toBe(required("REDIS_PASSWORD"));
+    expect(redis.healthcheck?.test).toEqual(["CMD-SHELL", "redis-cli ping | grep -q PONG"]);
+  });
+
+  it("asks .env.example for every password of the bus and the cache, each of the form nats.conf reads bare", () => {
+    const example = Object.fromEntries(
+      read(".env.example")
+        .split("\n")
+        .map((l) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(l))
+        .filter((m): m is RegExpExecArray => Boolean(m))
+        .map((m) => [m[1]!, m[2]!]),
+    );
+    for (const name of ["REDIS_PASSWORD", "NATS_ROUTE_PASSWORD", ...confUsers.map((u) => u.variable)]) {
+      expect([name, example[name]]).toEqual([name, expect.stringMatching(/^[A-Za-z][A-Za-z0-9_-]*$/)]);
+    }
   });
 
   it("publishes the api on port 3000 and no other service", () => {

@@ -144,9 +144,11 @@ describe("base installation", () => {
   it("runs NATS with JetStream and points the services at the in-cluster servers", () => {
     expect(find(base, "StatefulSet", "nats")!.spec.template.spec.containers[0].args).toContain("-js");
     expect(config.data.TRANSPORTER).toBe(["nats-0", "nats-1", "nats-2"].map((pod) => `nats://${pod}.nats-headless:4222`).join(","));
-    expect(config.data.REDIS_URL).toBe("redis://redis:6379");
     const secret = find(base, "Secret", "ims-secrets")!;
     expect(secret.stringData.DATABASE_URL).toBe(`postgres://ims:${secret.stringData.POSTGRES_PASSWORD}@postgres:5432/ims`);
+    // REDIS_URL carries Redis's password: in the Secret, not the ConfigMap.
+    expect(config.data.REDIS_URL).toBeUndefined();
+    expect(secret.stringData.REDIS_URL).toBe(`redis://:${secret.stringData.REDIS_PASSWORD}@redis:6379`);
   });
 
   it("runs NATS as a 3-node JetStream cluster: pods named, routed to each other, storage per pod, streams on 3 replicas", () => {
@@ -163,9 +165,11 @@ describe("base installation", () => {
     const headless = find(base, "Service", sts.spec.serviceName)!;
     const routePort = headless.spec.ports.find((p: any) => p.name === "cluster").port;
     expect(c.ports.find((p: any) => p.name === "cluster").containerPort).toBe(routePort);
-    expect(flag("--cluster")).toBe(`nats://0.0.0.0:${routePort}`);
+    // The routes sign in as `route`, coming in (--cluster) and going out (--routes).
+    expect(flag("--cluster")).toBe(`nats://route:$(NATS_ROUTE_PASSWORD)@0.0.0.0:${routePort}`);
     const pods = Array.from({ length: sts.spec.replicas }, (_, i) => `nats-${i}.${sts.spec.serviceName}`);
-    expect(flag("--routes").split(",")).toEqual(pods.map((pod) => `nats://${pod}:${routePort}`));
+    expect(flag("--routes").split(",")).toEqual(pods.map((pod) => `nats://route:$(NATS_ROUTE_PASSWORD)@${pod}:${routePort}`));
+    expect(c.env).toContainEqual({ name: "NATS_ROUTE_PASSWORD", valueFrom: { secretKeyRef: { name: "ims-nats", key: "NATS_ROUTE_PASSWORD" } } });
     expect(headless.spec.publishNotReadyAddresses).toBe(true);
     // A client Service for the cluster as a whole, and the services told of every node.
     const client = find(base, "Service", "nats")!;
@@ -185,7 +189,7 @@ describe("base installation", () => {
   });
 
   it("refers only to ConfigMaps, Secrets, keys and claims that exist", () => {
-    const secretKeys = new Set(Object.keys(find(base, "Secret", "ims-secrets")!.stringData));
+    const secretKeys = (name: string) => Object.keys(find(base, "Secret", name)?.stringData ?? {});
     for (const o of base) {
       const spec = o.spec?.template?.spec;
       if (!spec) continue;
@@ -196,13 +200,70 @@ describe("base installation", () => {
         }
         for (const e of c.env ?? []) {
           const ref = e.valueFrom?.secretKeyRef;
-          if (ref) expect(secretKeys).toContain(ref.key);
+          if (ref) expect(secretKeys(ref.name)).toContain(ref.key);
         }
       }
       for (const v of spec.volumes ?? []) {
         if (v.persistentVolumeClaim) expect(find(base, "PersistentVolumeClaim", v.persistentVolumeClaim.claimName)).toBeDefined();
+        if (v.configMap) expect(find(base, "ConfigMap", v.configMap.name)).toBeDefined();
       }
     }
+  });
+});
+
+describe("the bus and the cache, with credentials", () => {
+  const natsConf = fs.readFileSync(path.resolve(__dirname, "../../deploy/nats/nats.conf"), "utf8");
+  const confUsers = [...natsConf.matchAll(/\{\s*user:\s*([a-z]+),\s*password:\s*\$([A-Z0-9_]+)\s*\}/g)].map((m) => ({ user: m[1]!, variable: m[2]! }));
+  const busSecret = find(base, "Secret", "ims-nats")!;
+  const sts = find(base, "StatefulSet", "nats")!;
+
+  it("runs NATS with deploy/nats/nats.conf (the ConfigMap nats-config, the same text), mounted read-only", () => {
+    expect(find(base, "ConfigMap", "nats-config")!.data["nats.conf"]).toBe(natsConf);
+    const [c] = sts.spec.template.spec.containers;
+    expect(c.args.slice(0, 2)).toEqual(["-c", "/etc/nats/nats.conf"]);
+    const mount = c.volumeMounts.find((m: any) => m.mountPath === "/etc/nats");
+    expect(mount.readOnly).toBe(true);
+    expect(sts.spec.template.spec.volumes.find((v: any) => v.name === mount.name).configMap.name).toBe("nats-config");
+  });
+
+  it("gives the NATS pods every password nats.conf names, from the Secret ims-nats (a TEMPLATE value each)", () => {
+    expect(confUsers.map((u) => u.user).sort()).toEqual([...ALL_SERVICES, "repl"].sort());
+    expect(sts.spec.template.spec.containers[0].envFrom).toEqual([{ secretRef: { name: "ims-nats" } }]);
+    for (const { variable } of confUsers) expect(busSecret.stringData[variable]).toMatch(/^change-me-/);
+    expect(busSecret.stringData.NATS_ROUTE_PASSWORD).toMatch(/^change-me-/);
+  });
+
+  it.each([...ALL_SERVICES])("joins %s to the bus as its own NATS user, its password its own key of ims-nats, and to Redis with the password", (name) => {
+    const [c] = find(base, "Deployment", name)!.spec.template.spec.containers;
+    expect(envOf(c).NATS_USER).toBe(name);
+    expect(c.env.find((e: any) => e.name === "NATS_PASSWORD")).toEqual({
+      name: "NATS_PASSWORD",
+      valueFrom: { secretKeyRef: { name: "ims-nats", key: `NATS_PASSWORD_${name.toUpperCase()}` } },
+    });
+    // ims-nats by key only: a service's pod holds no other service's password.
+    expect(c.envFrom.some((f: any) => f.secretRef?.name === "ims-nats")).toBe(false);
+    // TRANSPORTER from the ConfigMap, REDIS_URL (with its password) from the Secret, both by envFrom.
+    expect(c.envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: "ims-secrets" } }]);
+  });
+
+  it("lets no pod but NATS's take the bus's Secret whole", () => {
+    for (const dir of DIRS) {
+      for (const o of rendered[dir]!) {
+        for (const c of o.spec?.template?.spec?.containers ?? []) {
+          if (o.metadata.name === "nats") continue;
+          expect([o.metadata.name, (c.envFrom ?? []).map((f: any) => f.secretRef?.name)]).not.toEqual([o.metadata.name, expect.arrayContaining(["ims-nats"])]);
+        }
+      }
+    }
+  });
+
+  it("runs Redis with requirepass from the Secret, the probes signing in and wanting PONG", () => {
+    const [c] = find(base, "StatefulSet", "redis")!.spec.template.spec.containers;
+    expect(c.args[c.args.indexOf("--requirepass") + 1]).toBe("$(REDIS_PASSWORD)");
+    for (const name of ["REDIS_PASSWORD", "REDISCLI_AUTH"]) {
+      expect(c.env).toContainEqual({ name, valueFrom: { secretKeyRef: { name: "ims-secrets", key: "REDIS_PASSWORD" } } });
+    }
+    for (const probe of [c.readinessProbe, c.livenessProbe]) expect(probe.exec.command).toEqual(["sh", "-c", "redis-cli ping | grep -q PONG"]);
   });
 });
 
