@@ -88,7 +88,9 @@ describe("base installation", () => {
     expect(d.spec.template.metadata.labels["app.kubernetes.io/name"]).toBe(name);
     expect(envOf(c).SERVICES).toBe(name);
     expect(c.image).toBe(find(base, "Deployment", "api")!.spec.template.spec.containers[0].image);
-    expect(c.envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: "ims-secrets" } }]);
+    // The notebooks pod is the notebook runs' sandbox: a Secret of its own.
+    const secret = name === "notebooks" ? "ims-notebooks" : "ims-secrets";
+    expect(c.envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: secret } }]);
     const health = c.ports.find((p: any) => p.name === "health");
     expect(health.containerPort).toBe(healthPort);
     expect(c.readinessProbe.httpGet).toEqual({ path: "/ready", port: "health" });
@@ -104,7 +106,9 @@ describe("base installation", () => {
     const drain = Number(settings.DRAIN_GRACE_S) + Number(settings.DRAIN_TIMEOUT_S);
     expect(drain).toBeGreaterThan(0);
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + drain + 10 + 5);
-    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    // The notebooks pod runs as root with a few capabilities, to run each owner's kernel as the owner's own uid (below).
+    if (name === "notebooks") expect(pod.securityContext.runAsUser).toBe(0);
+    else expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(d.spec.template.metadata.annotations["prometheus.io/port"]).toBe(String(healthPort));
   });
 
@@ -139,6 +143,32 @@ describe("base installation", () => {
     expect(sts.spec.volumeClaimTemplates).toHaveLength(1);
     expect(sts.spec.template.spec.containers[0].readinessProbe).toBeDefined();
     expect(find(base, "Service", name as string)!.spec.ports.map((p: any) => p.port)).toContain(port);
+  });
+
+  it("makes the notebooks pod the runs' sandbox: its own Secret, egress to the api and its own stores only, memory for its runs", () => {
+    const d = find(base, "Deployment", "notebooks")!;
+    const [c] = d.spec.template.spec.containers;
+    const env = envOf(c);
+    expect(env.NOTEBOOK_SANDBOX).toBe("pod");
+    expect(env.NOTEBOOK_API_URL).toBe("http://api");
+    // Its Secret has a database and a cache, none of the other services' secrets.
+    const own = find(base, "Secret", "ims-notebooks")!;
+    expect(Object.keys(own.stringData).sort()).toEqual(["DATABASE_URL", "REDIS_URL"]);
+    expect(JSON.stringify(c.env)).not.toMatch(/TWILIO|SMTP|ADMIN_PASSWORD|SECRETS_KEY/);
+    // Root with only what giving folders to owners' uids and running kernels as them needs.
+    expect(c.securityContext.capabilities).toEqual({ drop: ["ALL"], add: ["CHOWN", "FOWNER", "DAC_OVERRIDE", "SETUID", "SETGID", "KILL"] });
+    expect(c.securityContext.allowPrivilegeEscalation).toBe(false);
+    // Memory: NOTEBOOK_CONCURRENCY x NOTEBOOK_MEMORY_MB + 512 Mi.
+    const mi = (q: string) => (q.endsWith("Gi") ? Number(q.slice(0, -2)) * 1024 : Number(q.replace(/Mi$/, "")));
+    expect(mi(c.resources.limits.memory)).toBeGreaterThanOrEqual(Number(env.NOTEBOOK_CONCURRENCY) * Number(env.NOTEBOOK_MEMORY_MB) + 512);
+    // Egress: the api, PostgreSQL, NATS, Redis and DNS, nothing else.
+    const policy = find(base, "NetworkPolicy", "notebooks")!;
+    expect(policy.spec.podSelector.matchLabels).toEqual({ "app.kubernetes.io/name": "notebooks" });
+    expect(policy.spec.policyTypes).toEqual(["Egress"]);
+    const targets = policy.spec.egress.map((rule: any) => [rule.to[0].podSelector.matchLabels["app.kubernetes.io/name"] ?? rule.to[0].podSelector.matchLabels["k8s-app"], rule.ports.map((p: any) => p.port)]);
+    expect(targets).toEqual([["api", [3000]], ["postgres", [5432]], ["nats", [4222]], ["redis", [6379]], ["kube-dns", [53, 53]]]);
+    const apiPort = find(base, "Deployment", "api")!.spec.template.spec.containers[0].ports.find((p: any) => p.name === "http").containerPort;
+    expect(apiPort).toBe(3000);
   });
 
   it("runs NATS with JetStream and points the services at the in-cluster servers", () => {
@@ -242,8 +272,8 @@ describe("the bus and the cache, with credentials", () => {
     });
     // ims-nats by key only: a service's pod holds no other service's password.
     expect(c.envFrom.some((f: any) => f.secretRef?.name === "ims-nats")).toBe(false);
-    // TRANSPORTER from the ConfigMap, REDIS_URL (with its password) from the Secret, both by envFrom.
-    expect(c.envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: "ims-secrets" } }]);
+    // TRANSPORTER from the ConfigMap, REDIS_URL (with its password) from the Secret (the notebooks pod's own), both by envFrom.
+    expect(c.envFrom).toEqual([{ configMapRef: { name: "ims-config" } }, { secretRef: { name: name === "notebooks" ? "ims-notebooks" : "ims-secrets" } }]);
   });
 
   it("lets no pod but NATS's take the bus's Secret whole", () => {

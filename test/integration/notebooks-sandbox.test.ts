@@ -249,3 +249,53 @@ describe("a machine that cannot sandbox", () => {
     expect(nb.body).toMatchObject({ no_of_runs: 0, attributes: { executed_path: null } });
   }, 60_000);
 });
+
+describe("the pod sandbox (NOTEBOOK_SANDBOX=pod, Kubernetes: the pod's NetworkPolicy keeps its network)", () => {
+  let pod: TestNode;
+  beforeAll(async () => {
+    pod = await startTestNode({ services: ["api", "auth", "notebooks"], env: { NOTEBOOK_SANDBOX: "pod", NOTEBOOK_RUN_TIMEOUT_S: "90" } });
+  }, 60_000);
+  afterAll(async () => {
+    await pod?.stop();
+  });
+
+  it("runs as the owner's uid with a clean environment, other owners' folders closed, nothing left after the run", async () => {
+    // The admin's folder exists; a second user's kernel must not read it.
+    const eve = await makeUser(pod.http, { username: "eve@pod.example", user_type: "saas-admin", modules: ["Notebooks"] });
+    const adminFolder = path.join(pod.node.config.notebooksDir, "admin@localhost");
+    await pod.http("POST", "/_notebooks/notebooks");
+    const created = await pod.http<{ notebook_id: string }>("POST", "/_notebooks/notebooks", as(eve));
+    const id = created.body.notebook_id;
+    const child = "import time\\nwhile True:\\n    open('pod-beat', 'w').write(str(time.time()))\\n    time.sleep(0.1)";
+    const cell = [
+      "import json, os, subprocess, sys, time",
+      `subprocess.Popen([sys.executable, '-c', "${child}"], start_new_session=True)`,
+      "time.sleep(1)",
+      "try:",
+      `    os.listdir(${JSON.stringify(adminFolder)})`,
+      "    other = 'listed'",
+      "except OSError as e:",
+      "    other = type(e).__name__",
+      "print(json.dumps({'uid': os.getuid(), 'env': sorted(os.environ), 'other': other}))",
+    ].join("\n");
+    expect((await pod.http("PUT", `/_notebooks/notebooks/${id}/_content`, { ...as(eve), body: { cells: [{ cell_type: "code", source: cell }] } })).status).toBe(200);
+    expect((await pod.http("POST", "/_notebooks/notebooks/_run", { ...as(eve), body: { nbkIds: [id], module: "Notebooks" } })).status).toBe(200);
+    let nb: Notebook | undefined;
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+      nb = (await pod.http<Notebook>("GET", `/_notebooks/notebooks/${id}`, as(eve))).body;
+      if (nb.no_of_runs > 0) break;
+    }
+    expect(nb?.attributes.last_run_status).toBe("succeeded");
+    const executed = JSON.parse(fs.readFileSync(path.join(pod.node.config.notebooksDir, nb!.attributes.executed_path!), "utf8")) as { cells: { outputs: { text: string | string[] }[] }[] };
+    const text = executed.cells[0]!.outputs.map((o) => (Array.isArray(o.text) ? o.text.join("") : o.text)).join("");
+    const got = JSON.parse(text) as { uid: number; env: string[]; other: string };
+    expect(got.uid).toBeGreaterThanOrEqual(200_000);
+    expect(got.env).not.toContain("DATABASE_URL");
+    expect(got.env).not.toContain("ADMIN_PASSWORD");
+    expect(got.other).toBe("PermissionError");
+    const beat = path.join(pod.node.config.notebooksDir, "eve@pod.example", "pod-beat");
+    const last = fs.readFileSync(beat, "utf8");
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(fs.readFileSync(beat, "utf8")).toBe(last);
+  }, 150_000);
+});
