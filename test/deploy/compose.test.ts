@@ -20,10 +20,16 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   env_file?: string;
   profiles?: string[];
+  networks?: string[];
+  user?: string;
+  cap_drop?: string[];
+  cap_add?: string[];
+  security_opt?: string[];
 }
 interface Compose {
   services: Record<string, ComposeService>;
   volumes: Record<string, unknown>;
+  networks?: Record<string, { internal?: boolean }>;
 }
 
 const compose = parse(read("docker-compose.yml"), { merge: true }) as Compose;
@@ -229,5 +235,24 @@ describe("Dockerfile", () => {
       expect(copied).toContain(top);
       expect(ignored).not.toContain(top);
     }
+  });
+});
+
+describe("docker-compose.yml's notebooks container, the runs' sandbox", () => {
+  it("runs the pod sandbox as root with six capabilities and no new privileges", () => {
+    const nb = compose.services.notebooks!;
+    expect(nb.environment?.NOTEBOOK_SANDBOX).toBe("pod");
+    expect(nb.environment?.NOTEBOOK_API_URL).toBe("http://api:3000");
+    expect(nb.user).toBe("0");
+    expect(nb.cap_drop).toEqual(["ALL"]);
+    expect(nb.cap_add).toEqual(["CHOWN", "FOWNER", "DAC_OVERRIDE", "SETUID", "SETGID", "KILL"]);
+    expect(nb.security_opt).toContain("no-new-privileges:true");
+  });
+
+  it("is on an internal network alone, shared with the api, PostgreSQL, NATS and Redis only", () => {
+    expect(compose.services.notebooks!.networks).toEqual(["notebooks"]);
+    expect(compose.networks?.notebooks?.internal).toBe(true);
+    const members = Object.entries(compose.services).filter(([, svc]) => svc.networks?.includes("notebooks")).map(([name]) => name).sort();
+    expect(members).toEqual(["api", "nats-1", "nats-2", "nats-3", "notebooks", "postgres", "redis"]);
   });
 });
