@@ -57,6 +57,7 @@ async function main(): Promise<void> {
         env: { ...runEnv({ folder, door: work, helpers: HELPERS, tmp: os.tmpdir() }), IMS_API_SOCKET: "" },
         cwd: folder,
         hostPids: true,
+        uid: null,
       },
     }));
   let n = 0;

@@ -3,6 +3,7 @@
  * by names.ts's `pathInFolder`, so nothing here can reach outside a user's folder.
  */
 import { randomBytes } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { executedName, pathInFolder, userFolder } from "./names";
@@ -95,13 +96,25 @@ export class NotebookFiles {
 
   async write(owner: string, name: string, nb: NotebookFile): Promise<void> {
     const target = this.source(owner, name);
-    const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify(nb, null, 1) + "\n");
+    const tmp = `${target}.${randomBytes(8).toString("hex")}.tmp`;
+    // Exclusive: a link a run planted under that name is never followed (the folder is the run's to write).
+    await fs.writeFile(tmp, JSON.stringify(nb, null, 1) + "\n", { flag: "wx" });
     await fs.rename(tmp, target);
   }
 
+  /**
+   * A notebook file as JSON. The owner's runs write this folder, so a name may be a link a
+   * notebook planted to another user's file or the service's: never followed (O_NOFOLLOW), and
+   * only a regular file is read.
+   */
   async read(file: string): Promise<unknown> {
-    return JSON.parse(await fs.readFile(file, "utf8")) as unknown;
+    const handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    try {
+      if (!(await handle.stat()).isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOENT" });
+      return JSON.parse(await handle.readFile("utf8")) as unknown;
+    } finally {
+      await handle.close();
+    }
   }
 
   /**
@@ -152,6 +165,8 @@ export function fsDetail(err: unknown): string {
     EPERM: "Operation not permitted",
     ENOSPC: "No space left on the device",
     ENAMETOOLONG: "The name is too long",
+    // A link a run planted in its folder (read refuses to follow one): as if no file were there.
+    ELOOP: "The notebook file does not exist",
   };
   return (e?.code && known[e.code]) || "File system error";
 }

@@ -3,7 +3,9 @@
  * (python/runner.py) under the run's time limit, in the sandbox launch it is given (sandbox.ts).
  */
 import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import type { Launch } from "./sandbox";
 
 /** runner.py and ims.py: bound read-only into every run. */
@@ -44,13 +46,28 @@ export interface Execution {
 }
 
 function killGroup(pid: number | undefined): void {
-  if (!pid) return;
+  if (!pid || pid <= 1) return;
   for (const target of [-pid, pid]) {
     try {
       process.kill(target, "SIGKILL");
     } catch {
       /* already gone */
     }
+  }
+}
+
+/**
+ * Whether `pid` is a process of the run's uid, and not this one: a pid the runner reports is
+ * signalled only then, whatever a notebook managed to make it report.
+ */
+function isRunProcess(pid: number, uid: number | null): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return false;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const real = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+    return real === (uid ?? process.getuid?.());
+  } catch {
+    return false;
   }
 }
 
@@ -67,12 +84,15 @@ export interface Stops {
  * (the kernel has a session of its own) and that group is killed too.
  */
 export function executeNotebook(launch: Launch, timeoutS: number, stops: Stops): Execution {
+  // The runner reports on fd 3, which the kernel neither inherits nor can open (runner.py).
   const child = spawn(launch.file, launch.args, {
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "ignore", "pipe", "pipe"],
     env: launch.env,
     cwd: launch.cwd,
   });
+  const status = child.stdio[3] as Readable;
+  const errors = child.stdio[2] as Readable;
   let kernelPid: number | undefined;
   let outcome: RunOutcome | undefined;
   let stdout = "";
@@ -83,7 +103,7 @@ export function executeNotebook(launch: Launch, timeoutS: number, stops: Stops):
     killGroup(child.pid);
     killGroup(kernelPid);
   };
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+  status.setEncoding("utf8").on("data", (chunk: string) => {
     stdout += chunk;
     let nl: number;
     while ((nl = stdout.indexOf("\n")) >= 0) {
@@ -93,14 +113,14 @@ export function executeNotebook(launch: Launch, timeoutS: number, stops: Stops):
       try {
         const msg = JSON.parse(line) as { kernel_pid?: number; status?: RunOutcome["status"]; error?: string };
         // A pid inside the sandbox's namespace is not this machine's: never signal it.
-        if (typeof msg.kernel_pid === "number" && launch.hostPids) kernelPid = msg.kernel_pid;
+        if (typeof msg.kernel_pid === "number" && launch.hostPids && isRunProcess(msg.kernel_pid, launch.uid)) kernelPid = msg.kernel_pid;
         if (msg.status) outcome = { status: msg.status, error: msg.error ?? null };
       } catch {
-        /* a line a notebook printed straight to the runner's stdout is not ours */
+        /* not a line of the runner's */
       }
     }
   });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+  errors.setEncoding("utf8").on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-2000);
   });
   const timer = setTimeout(() => kill("timeout"), timeoutS * 1000);
@@ -108,7 +128,7 @@ export function executeNotebook(launch: Launch, timeoutS: number, stops: Stops):
     const finish = (code: number | null, failure?: string) => {
       clearTimeout(timer);
       // A kernel the runner could not shut down (it crashed) must not outlive the run.
-      killGroup(kernelPid);
+      if (kernelPid !== undefined && isRunProcess(kernelPid, launch.uid)) killGroup(kernelPid);
       if (stopped === "timeout") resolve({ status: "failed", error: stops.timeLimit });
       else if (stopped) resolve({ status: "failed", error: stopped });
       else if (outcome) resolve(outcome);

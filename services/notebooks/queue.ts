@@ -155,9 +155,10 @@ export class RunQueue {
       const outcome = await execution.done;
       // What is left of the run (a process that left the runner's session, where no pid namespace ended it) goes now.
       memory.killAll();
+      // A process the limit killed fails the run, even one the notebook's code went on without.
       const outOfMemory =
-        memory.exceeded() || ("rlimitBytes" in memory.limit && /^(MemoryError|DeadKernelError)\b/.test(outcome.error ?? ""));
-      return outcome.status === "failed" && outOfMemory ? { status: "failed", error: DETAIL.memoryLimit(this.o.memoryMb) } : outcome;
+        memory.exceeded() || (outcome.status === "failed" && "rlimitBytes" in memory.limit && /^(MemoryError|DeadKernelError)\b/.test(outcome.error ?? ""));
+      return outOfMemory ? { status: "failed", error: DETAIL.memoryLimit(this.o.memoryMb) } : outcome;
     } finally {
       for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => this.o.logger.warn(`notebook run ${run.run_id} cleanup:`, err));
     }

@@ -23,6 +23,9 @@ export type SandboxMode = "bwrap" | "pod";
 /** Where the run's folders appear inside a bwrap sandbox. */
 export const INSIDE = { folder: "/notebooks", door: "/run/ims", helpers: "/opt/ims", tmp: "/tmp" } as const;
 
+/** Processes and threads a run's uid may have at once (RLIMIT_NPROC): a kernel with numpy uses a few dozen. */
+export const MAX_PROCESSES = 512;
+
 /** The door's socket, in the run's door folder. */
 export const DOOR_SOCKET = "api.sock";
 
@@ -76,6 +79,8 @@ export interface Launch {
   cwd: string;
   /** Whether the pids the runner reports are this machine's (no pid namespace): the service kills them itself. */
   hostPids: boolean;
+  /** The uid the run executes as (null: the service's own). */
+  uid: number | null;
 }
 
 export function placementOf(plan: Pick<RunPlan, "mode" | "folder" | "runDir" | "helpers">): Placement {
@@ -163,13 +168,12 @@ export function launchOf(plan: RunPlan): Launch {
   const sandboxed = plan.mode === "bwrap" ? ["bwrap", ...bwrapArgs(plan, at), ...inner] : inner;
   const asUser =
     plan.uid === null ? sandboxed : ["setpriv", `--reuid=${plan.uid}`, `--regid=${plan.uid}`, "--clear-groups", "--no-new-privs", "--", ...sandboxed];
-  const limited =
-    "cgroupProcs" in plan.memory
-      ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', plan.memory.cgroupProcs, ...asUser]
-      : ["prlimit", `--as=${plan.memory.rlimitBytes}`, "--", ...asUser];
+  // At most MAX_PROCESSES processes and threads of the run's uid: a fork bomb stops there (root ignores it; the run is never root).
+  const counted = ["prlimit", `--nproc=${MAX_PROCESSES}`, ...("rlimitBytes" in plan.memory ? [`--as=${plan.memory.rlimitBytes}`] : []), "--", ...asUser];
+  const limited = "cgroupProcs" in plan.memory ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', plan.memory.cgroupProcs, ...counted] : counted;
   const [file, ...args] = limited;
   // bwrap clears the environment itself; in `pod` mode the process starts with this one alone.
-  return { file: file!, args, env: runEnv(at), cwd: plan.mode === "bwrap" ? "/" : at.folder, hostPids: plan.mode === "pod" };
+  return { file: file!, args, env: runEnv(at), cwd: plan.mode === "bwrap" ? "/" : at.folder, hostPids: plan.mode === "pod", uid: plan.uid };
 }
 
 /** The folders of a Python installation outside /usr (a pyenv, a venv), which the sandbox must show read-only. */

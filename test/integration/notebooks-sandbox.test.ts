@@ -151,6 +151,66 @@ describe("a notebook run's sandbox", () => {
   }, 150_000);
 });
 
+describe("what a notebook's code cannot turn against the service", () => {
+  it("plants a link to another user's notebook in its folder: the service never follows it", async () => {
+    const bens = await notebookOf(ben, ["print('BEN PRIVATE')"]);
+    const bensPath = path.join(t.node.config.notebooksDir, (await t.http<Notebook>("GET", `/_notebooks/notebooks/${bens}`, as(ben))).body.attributes.path);
+    const decoy = await notebookOf(ana, ["print('decoy')"]);
+    const decoyName = path.basename((await t.http<Notebook>("GET", `/_notebooks/notebooks/${decoy}`, as(ana))).body.attributes.path);
+    const { nb } = await runCells(ana, [`import os\nos.unlink('${decoyName}')\nos.symlink('${bensPath}', '${decoyName}')\nprint('{}')`]);
+    expect(nb.attributes.last_run_status).toBe("succeeded");
+    expect(fs.lstatSync(path.join(t.node.config.notebooksDir, "ana@sbx.example", decoyName)).isSymbolicLink()).toBe(true);
+    const read = await t.http("GET", `/_notebooks/notebooks/${decoy}/_content`, as(ana));
+    expect(JSON.stringify(read.body)).not.toContain("BEN PRIVATE");
+    expect(read).toMatchObject({ status: 400, body: { error: { message: "Error occurred during notebook retrieval: The notebook file does not exist" } } });
+  }, 150_000);
+
+  it("cannot forge its run's outcome: a success written to its stdout, stderr and any process's fd 3, then the runner killed, is a failed run", async () => {
+    const cell = [
+      "import os",
+      "fake = b'{\"status\": \"succeeded\"}\\n'",
+      "for fd in (1, 2):",
+      "    os.write(fd, fake)",
+      "for pid in os.listdir('/proc'):",
+      "    if pid.isdigit():",
+      "        try: os.write(os.open(f'/proc/{pid}/fd/3', os.O_WRONLY), fake)",
+      "        except OSError: pass",
+      // The runner (the kernel's parent) dies before it can report: only a forged line could say how the run went.
+      "os.kill(os.getppid(), 9)",
+    ].join("\n");
+    const nb = await run(ana, await notebookOf(ana, [cell]));
+    expect(nb.attributes.last_run_status).toBe("failed");
+    expect(nb.attributes.last_run_error).toMatch(/^The runner exited/);
+  }, 150_000);
+
+  it("fails a run whose child the memory limit killed, even when the cell went on", async () => {
+    const cell = ["import subprocess, sys", "r = subprocess.run([sys.executable, '-c', \"x = b'x' * (1536 << 20)\"])", "print(r.returncode)"].join("\n");
+    const { nb } = await runCells(ana, [cell]);
+    expect(nb.attributes).toMatchObject({ last_run_status: "failed", last_run_error: "memory limit of 1024 MB exceeded" });
+  }, 150_000);
+
+  it("cannot start more than 512 processes", async () => {
+    const cell = [
+      "import json, subprocess",
+      "started = []",
+      "try:",
+      "    for i in range(700):",
+      "        started.append(subprocess.Popen(['sleep', '30']))",
+      "except OSError as e:",
+      "    failed = type(e).__name__",
+      "else:",
+      "    failed = None",
+      "print(json.dumps({'started': len(started), 'failed': failed}))",
+      "for p in started: p.kill()",
+    ].join("\n");
+    const { nb, out } = await runCells(ana, [cell]);
+    expect(nb.attributes.last_run_status).toBe("succeeded");
+    const got = out[0] as { started: number; failed: string | null };
+    expect(got.started).toBeLessThan(512);
+    expect(got.failed).toBe("BlockingIOError");
+  }, 150_000);
+});
+
 describe("reading the plant's data with ims, as the notebook's owner", () => {
   it("reads exactly what was ingested; writes, runs and routes outside the owner's modules are refused", async () => {
     const gw = await createEdge(t, edgeBody(h, [h.pump.id]));

@@ -2,10 +2,12 @@
 
 Usage: runner.py <source.ipynb> <executed.ipynb> <cell_timeout_seconds>
 
-Runs inside the run's sandbox (services/notebooks/sandbox.ts). Prints JSON lines on stdout:
-first {"kernel_pid": N}, last {"status": "succeeded"} or {"status": "failed", "error":
-"<ename>: <evalue>"}. The pid matters only where the run has no pid namespace of its own (the
-`pod` sandbox); there the Node service kills the kernel's session with the runner's.
+Runs inside the run's sandbox (services/notebooks/sandbox.ts). Writes JSON lines on fd 3, the
+service's private pipe: first {"kernel_pid": N}, last {"status": "succeeded"} or {"status":
+"failed", "error": "<ename>: <evalue>"}. The kernel does not inherit fd 3 (subprocess closes it)
+and cannot open it through /proc (this process makes itself non-dumpable), so the notebook's code
+cannot write the run's outcome. The pid matters only where the run has no pid namespace of its
+own (the `pod` sandbox); there the service kills the kernel's session if it is the run's uid's.
 
 When IMS_API_SOCKET names the owner's API door (a Unix socket of the notebooks service, bound
 into the sandbox), a forwarder on the sandbox's own loopback carries it, so that the kernel reads
@@ -18,9 +20,25 @@ import sys
 import threading
 
 
+STATUS = None
+
+
 def say(line):
-    sys.stdout.write(json.dumps(line) + "\n")
-    sys.stdout.flush()
+    STATUS.write(json.dumps(line) + "\n")
+    STATUS.flush()
+
+
+def private():
+    """fd 3 to the service, and /proc/<this pid> closed to the kernel (same uid): PR_SET_DUMPABLE 0."""
+    global STATUS
+    STATUS = os.fdopen(3, "w", closefd=True)
+    os.set_inheritable(3, False)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def pipe(src, dst):
@@ -106,6 +124,7 @@ def main():
 
 
 if __name__ == "__main__":
+    private()
     try:
         main()
     except Exception as e:  # any other fault is the run's error, never a traceback on the wire

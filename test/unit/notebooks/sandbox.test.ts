@@ -1,6 +1,6 @@
 /** The sandbox's command lines and the door's rule, read without a kernel (services/notebooks/sandbox.ts, api-door.ts). */
 import { isReadThrough } from "../../../services/notebooks/api-door";
-import { launchOf, ownerUid, runEnv, type RunPlan } from "../../../services/notebooks/sandbox";
+import { MAX_PROCESSES, launchOf, ownerUid, runEnv, type RunPlan } from "../../../services/notebooks/sandbox";
 
 const plan = (over: Partial<RunPlan> = {}): RunPlan => ({
   mode: "bwrap",
@@ -20,6 +20,7 @@ describe("a run's launch", () => {
     const l = launchOf(plan());
     const argv = [l.file, ...l.args];
     expect(argv.slice(0, 4)).toEqual(["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', "/sys/fs/cgroup/memory/ims-notebooks/run-1/cgroup.procs"]);
+    expect(argv.slice(4, 7)).toEqual(["prlimit", `--nproc=${MAX_PROCESSES}`, "--"]);
     const setpriv = argv.indexOf("setpriv");
     const bwrap = argv.indexOf("bwrap");
     expect(setpriv).toBeGreaterThan(0);
@@ -39,7 +40,7 @@ describe("a run's launch", () => {
 
   it("takes RLIMIT_AS where there is no cgroup, and runs as the service's own user where it cannot switch", () => {
     const l = launchOf(plan({ memory: { rlimitBytes: 1 << 30 }, uid: null }));
-    expect([l.file, ...l.args].slice(0, 3)).toEqual(["prlimit", `--as=${1 << 30}`, "--"]);
+    expect([l.file, ...l.args].slice(0, 4)).toEqual(["prlimit", `--nproc=${MAX_PROCESSES}`, `--as=${1 << 30}`, "--"]);
     expect(l.args).not.toContain("setpriv");
   });
 
