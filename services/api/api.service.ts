@@ -44,7 +44,8 @@ import {
   type BasicCredentials,
 } from "./http";
 import type { Method } from "../../lib/operations";
-import { RouteCatalog, type AnnouncedService, type GatewayAlias } from "./catalog";
+import { declaredServices, RouteCatalog, type AnnouncedService, type GatewayAlias } from "./catalog";
+import { DOMAIN_SERVICE_SCHEMAS } from "../domain-services";
 import { buildOpenApi, serveDocument } from "./openapi";
 import { serveConsole } from "./console";
 import { settledWithin } from "../../lib/wait";
@@ -232,7 +233,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
       this.principals.clear();
       this.tokens.clear();
     },
-    /** A node came or went, or a service of it: its routes come with it (and stay, answering 503, when it goes). */
+    /** A node came or went, or a service of it: what it announces joins the declared routes (which stay, answering 503, while their service is away). */
     "$services.changed"() {
       this.refreshRoutes();
     },
@@ -243,7 +244,8 @@ const ApiService: ServiceSchema<ServiceSettingSchema & { port: number } & Record
     this.settings.port = config().port;
     this.principals = new PrincipalCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
     this.tokens = new TokenCache(Math.min(config().authCacheTtlS, PRINCIPAL_TTL_S) * 1000);
-    this.catalog = new RouteCatalog();
+    // Every route of the code base from the start: one whose service is not up yet answers 503, not 404.
+    this.catalog = new RouteCatalog(declaredServices(Object.values(DOMAIN_SERVICE_SCHEMAS)));
     this.document = undefined;
     const cfg = config();
     this.proxies = new TrustedProxies(cfg.trustProxy);

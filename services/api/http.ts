@@ -178,11 +178,18 @@ export function challenges(req: IncomingMessage): boolean {
   return !path.startsWith("/_auth/") && path !== "/_auth" && !fromConsole(req);
 }
 
-/** The envelope of an error with the headers its status asks for: the challenge of a 401, the wait of a 429. */
+/**
+ * How long a client waits before it asks again a service that is away or not up yet (503): a
+ * restarting replica or a node joining the bus takes a few seconds.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/** The envelope of an error with the headers its status asks for: the challenge of a 401, the wait of a 429 or a 503. */
 export function sendErrorAnswer(req: IncomingMessage, res: ServerResponse, envelope: Envelope, retryAfterS: number | undefined): void {
   if (!res.headersSent) {
     if (envelope.error.status === 401 && challenges(req)) res.setHeader("WWW-Authenticate", BASIC_CHALLENGE);
     if (envelope.error.status === 429 && retryAfterS !== undefined) res.setHeader("Retry-After", String(retryAfterS));
+    if (envelope.error.status === 503) res.setHeader("Retry-After", String(retryAfterS ?? UNAVAILABLE_RETRY_AFTER_S));
   }
   sendEnvelope(res, envelope);
 }
