@@ -2,7 +2,7 @@
  * The gateway's HTTP edges: reading a JSON body, the error envelope, credentials from headers.
  * Pure functions over node's req/res so they are tested without a broker.
  */
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { DomainError, fieldOf, httpStatusOf } from "../../lib/errors";
 
@@ -149,6 +149,20 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${security}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * What the gateway's HTTP server answers before moleculer-web sees a request: the headers every
+ * answer carries (first, whoever answers), the envelope for a request node cannot parse, and for
+ * an `Expect` other than 100-continue (node's own 417 has no body).
+ */
+export function armServer(server: Server): void {
+  server.prependListener("request", setSecurityHeaders);
+  server.on("clientError", answerClientError);
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    setSecurityHeaders(req, res);
+    sendEnvelope(res, { error: { status: 417, message: "Expectation failed" } });
+  });
 }
 
 /** Headers of every answer (EXTENSIONS.md §4); the HTML pages add their Content-Security-Policy (openapi.ts). */
