@@ -34,7 +34,8 @@ export function declaredServices(schemas: Iterable<Partial<ServiceSchema>>): Ann
   const services: AnnouncedService[] = [];
   const collect = (schema: Partial<ServiceSchema>, into: AnnouncedService) => {
     for (const mixin of schema.mixins ?? []) collect(mixin, into);
-    Object.assign((into.settings ??= {}), schema.settings?.openapi ? { openapi: { schemas: { ...into.settings?.openapi?.schemas, ...schema.settings.openapi.schemas } } } : {});
+    const resources = schema.settings?.openapi?.schemas;
+    if (resources) into.settings = { openapi: { schemas: { ...into.settings?.openapi?.schemas, ...resources } } };
     for (const [key, action] of Object.entries(schema.actions ?? {})) {
       if (typeof action !== "object" || action === null) continue;
       const { name = key, params, http } = action as ActionSchema;
