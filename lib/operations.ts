@@ -82,6 +82,12 @@ export interface FieldDoc {
   required?: boolean;
   /** Accepted but not documented: fields a record read back may carry, never written. */
   hidden?: boolean;
+  /**
+   * A path parameter's name in the docs, where the route's own must differ: `PUT
+   * /_config/users/:user` is documented as `{username}`, like the other routes of that path
+   * (its body's `username` would be overwritten by a path parameter of that name).
+   */
+  name?: string;
 }
 
 /** What a success answers. */

@@ -2,7 +2,7 @@
  * The gateway's HTTP edges: reading a JSON body, the error envelope, credentials from headers.
  * Pure functions over node's req/res so they are tested without a broker.
  */
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { DomainError, fieldOf, httpStatusOf } from "../../lib/errors";
 
@@ -151,6 +151,20 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   );
 }
 
+/**
+ * What the gateway's HTTP server answers before moleculer-web sees a request: the headers every
+ * answer carries (first, whoever answers), the envelope for a request node cannot parse, and for
+ * an `Expect` other than 100-continue (node's own 417 has no body).
+ */
+export function armServer(server: Server): void {
+  server.prependListener("request", setSecurityHeaders);
+  server.on("clientError", answerClientError);
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    setSecurityHeaders(req, res);
+    sendEnvelope(res, { error: { status: 417, message: "Expectation failed" } });
+  });
+}
+
 /** Headers of every answer (EXTENSIONS.md §4); the HTML pages add their Content-Security-Policy (openapi.ts). */
 export const API_HEADERS = {
   "X-Content-Type-Options": "nosniff",
@@ -178,11 +192,18 @@ export function challenges(req: IncomingMessage): boolean {
   return !path.startsWith("/_auth/") && path !== "/_auth" && !fromConsole(req);
 }
 
-/** The envelope of an error with the headers its status asks for: the challenge of a 401, the wait of a 429. */
+/**
+ * How long a client waits before it asks again a service that is away or not up yet (503): a
+ * restarting replica or a node joining the bus takes a few seconds.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/** The envelope of an error with the headers its status asks for: the challenge of a 401, the wait of a 429 or a 503. */
 export function sendErrorAnswer(req: IncomingMessage, res: ServerResponse, envelope: Envelope, retryAfterS: number | undefined): void {
   if (!res.headersSent) {
     if (envelope.error.status === 401 && challenges(req)) res.setHeader("WWW-Authenticate", BASIC_CHALLENGE);
     if (envelope.error.status === 429 && retryAfterS !== undefined) res.setHeader("Retry-After", String(retryAfterS));
+    if (envelope.error.status === 503) res.setHeader("Retry-After", String(retryAfterS ?? UNAVAILABLE_RETRY_AFTER_S));
   }
   sendEnvelope(res, envelope);
 }

@@ -44,9 +44,14 @@ function ruleOf(rule: unknown): Rule {
   return rule && typeof rule === "object" ? (rule as Rule) : {};
 }
 
-/** A params rule as a JSON Schema: type, enum, bounds, items and properties. */
+/** A params rule as a JSON Schema: type, enum, bounds, items and properties; null too where the rule is `nullable`. */
 export function ruleSchema(input: unknown): JsonSchema {
   const rule = ruleOf(input);
+  const schema = typeSchema(rule);
+  return rule.nullable === true && typeof schema.type === "string" ? { ...schema, type: [schema.type, "null"] } : schema;
+}
+
+function typeSchema(rule: Rule): JsonSchema {
   const bounds = (min: string, max: string): JsonSchema => ({
     ...(typeof rule.min === "number" ? { [min]: rule.min } : {}),
     ...(typeof rule.max === "number" ? { [max]: rule.max } : {}),
@@ -105,7 +110,7 @@ export function fieldsOf(op: Operation): Field[] {
   const bodyRoute = op.method === "POST" || op.method === "PUT";
   const rules = Object.entries(op.params ?? {}).filter(([name]) => !name.startsWith("$$"));
   const names = [...new Set([...rules.map(([n]) => n), ...Object.keys(docs)])];
-  const fields: Field[] = inPath.map((name) => ({ name, in: "path", required: true, schema: withDoc({ ...str }, docs[name]) }));
+  const fields: Field[] = inPath.map((name) => ({ name: docs[name]?.name ?? name, in: "path", required: true, schema: withDoc({ ...str }, docs[name]) }));
   for (const name of names) {
     const doc: FieldDoc | undefined = docs[name];
     if (inAnyPath.has(name) || doc?.hidden) continue;
@@ -159,6 +164,9 @@ export function errorsOf(op: Operation, fields: Field[] = fieldsOf(op)): [number
 }
 
 export const openApiPath = (path: string): string => path.replace(/:([A-Za-z_]+)/g, "{$1}");
+
+/** The route's path as documented: its parameters under their documented names (FieldDoc.name). */
+const documentedPath = (op: Operation): string => openApiPath(op.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => `:${op.http.fields?.[name]?.name ?? name}`));
 
 /** An example request body from the fields' examples. */
 function bodyExample(fields: Field[]): Record<string, unknown> | undefined {
@@ -241,7 +249,7 @@ export function buildOpenApi(catalog: RouteCatalog): JsonSchema {
   const operations = catalog.operations();
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const op of operations) {
-    const p = openApiPath(op.path);
+    const p = documentedPath(op);
     paths[p] ??= {};
     paths[p]![op.method.toLowerCase()] = operationObject(op, operations);
   }

@@ -232,7 +232,8 @@ export const usersActions: AuthActions = {
         "modules left out keep the user's modules; site_id and plant_id left out keep the user's place where the new type has one of the same kind. " +
         "A new password revokes the user's API tokens; an API token may not set one (403 `Unauthorized operation`).",
       fields: {
-        user: pathUser,
+        // Documented as `{username}`, as the user's other routes at this path are.
+        user: { ...pathUser, name: "username" },
         ...USER_FIELDS,
         username: { description: "the user's username, as in the path (it does not rename the user)", example: USER_EXAMPLE.username },
         password: { ...passwordDoc("the new password, or null to keep the current one", "Pune2026Works"), example: null },

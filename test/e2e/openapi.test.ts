@@ -3,6 +3,10 @@
  * lists exactly the routes the gateway serves, is a well-formed OpenAPI 3.1 document, and
  * documents the answers (error texts included) the gateway and the services really give.
  */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { DOCUMENT_PATHS } from "../../services/api/openapi";
 import { SERVICE_SCHEMAS } from "../../services";
 import { startTestNode, type TestNode } from "../helpers/node";
@@ -44,9 +48,11 @@ describe("/openapi.json", () => {
   });
 
   it("lists every route the gateway serves, and no other", async () => {
+    // Path parameters by position: a route may document its parameter under another name than its own (PUT /_config/users/:user as {username}).
+    const anyName = (route: string) => route.replace(/:[A-Za-z_]+/g, ":_");
     const aliases = await t.node.broker.call<{ fullPath: string; methods: string }[]>("api.listAliases");
-    const served = new Set(aliases.map((a) => `${a.methods} ${a.fullPath.replace(/\/+$/, "")}`));
-    const documented = new Set(ops().map((o) => `${o.method} ${toRoute(o.path)}`));
+    const served = new Set(aliases.map((a) => anyName(`${a.methods} ${a.fullPath.replace(/\/+$/, "")}`)));
+    const documented = new Set(ops().map((o) => anyName(`${o.method} ${toRoute(o.path)}`)));
     expect(served.size).toBeGreaterThan(90);
     expect([...documented].sort()).toEqual([...served].sort());
   });
@@ -105,6 +111,36 @@ describe("/openapi.json", () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(50);
     for (const r of refs) expect(doc.components.schemas[r]).toBeDefined();
+  });
+
+  it("passes Redocly's recommended rules with no error (npx @redocly/cli lint)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ims-openapi-"));
+    try {
+      const file = path.join(dir, "openapi.json");
+      fs.writeFileSync(file, JSON.stringify(doc, null, 1));
+      const cli = path.join(path.dirname(require.resolve("@redocly/cli/package.json")), "bin", "cli.js");
+      const run = spawnSync(process.execPath, [cli, "lint", file, "--extends=recommended", "--format=json"], {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+      });
+      const report = JSON.parse(run.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string }[] };
+      expect(report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+      expect(run.status).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it("documents the user's routes under one path, {username}, whatever the route names its parameter", () => {
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_config/users/{"))).toEqual(expect.arrayContaining(["/_config/users/{username}"]));
+    expect(Object.keys(doc.paths)).not.toContain("/_config/users/{user}");
+    expect(Object.keys(doc.paths["/_config/users/{username}"]!).sort()).toEqual(["delete", "get", "put"]);
+    const put = doc.paths["/_config/users/{username}"]!.put;
+    expect(put.parameters.filter((p: any) => p.in === "path").map((p: any) => p.name)).toEqual(["username"]);
+    expect(put.requestBody.content["application/json"].schema.required).toContain("username");
   });
 
   it("carries the spec's error messages with the envelope as examples", () => {

@@ -36,10 +36,10 @@ export function freePort(): Promise<number> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A GET route of each service that has one: the gateway knows a route once its service has
- * announced it (404 before), and looks for the action's node before it checks credentials, so an
- * anonymous GET answers 503 while the service is away and 401 once it is on the bus. Services
- * without a route (notifier) are reached through the others.
+ * A GET route of each service that has one: the gateway knows every declared route, and looks
+ * for the action's node before it checks credentials, so an anonymous GET answers 503 while the
+ * service is away (or not up yet) and 401 once it is on the bus. Services without a route
+ * (notifier) are reached through the others.
  */
 const PROBES: Record<string, string> = {
   auth: "/_config/users/_list",
@@ -129,6 +129,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** An existing database; by default a fresh one is created and dropped with the cluster. */
   databaseUrl?: string;
+  /** false: handed back as soon as the processes are spawned, without waiting for an answer through api, auth and config. */
+  waitReady?: boolean;
 }
 
 export interface Cluster {
@@ -242,7 +244,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     },
   };
   try {
-    await cluster.waitReady();
+    if (opts.waitReady !== false) await cluster.waitReady();
   } catch (err) {
     await cluster.stop();
     throw err;

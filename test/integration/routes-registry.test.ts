@@ -1,7 +1,8 @@
 /**
- * The gateway's routes come from what the services announce on the bus: a service started on
- * its own (here ems, in a process of its own) brings its routes and their documentation with it,
- * and when it stops its routes answer 503 (the service is away), not 404.
+ * The gateway knows every route the code base declares, and what the services announce on the
+ * bus joins them: a service started on its own (here ems, in a process of its own) is served as
+ * soon as it joins, and before it joins and after it stops its routes answer 503 (the service is
+ * away) with `Retry-After`, not 404.
  */
 import { pollUntil, startCluster, type Cluster, type ServiceProcess } from "../helpers/cluster";
 
@@ -20,9 +21,11 @@ const paths = async (): Promise<string[]> =>
   Object.keys((await cluster.http<{ paths: Record<string, unknown> }>("GET", "/openapi.json", { auth: null })).body.paths);
 
 describe("routes announced by the services", () => {
-  it("does not know an energy route while no ems has ever joined", async () => {
-    expect(await cluster.http("GET", "/_ems/monitor")).toMatchObject({ status: 404, body: { error: { status: 404, message: "Not found" } } });
-    expect(await paths()).not.toContain("/_ems/monitor/_all");
+  it("knows an energy route while no ems has ever joined: 503 with Retry-After, documented", async () => {
+    const res = await cluster.http("GET", "/_ems/monitor");
+    expect(res).toMatchObject({ status: 503, body: { error: { status: 503, message: "Service unavailable" } } });
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(await paths()).toContain("/_ems/monitor/_all");
     expect(await paths()).toContain("/_config/sites/_list");
   });
 
