@@ -3,9 +3,9 @@
 // overview's `#/alerts?function_id=<id>` link, a bookmark and the back button keep them),
 // refreshed every 2.5 s without a reload; acknowledge one or many.
 import { useMemo, useState } from "preact/hooks";
-import { queryString, post } from "./api.js";
-import { AckState, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "./alerts-shared.js";
-import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "./ui.js";
+import { queryString, post } from "../../lib/api.js";
+import { AckState, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
+import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 2500;
 const PAGE = 200;

@@ -8,8 +8,8 @@
 // upper end drawn) for a benchmark to read.
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
-import { api, get } from "./api.js";
-import { ErrorNote, Field, html, num, time, useData } from "./ui.js";
+import { api, get } from "../../lib/api.js";
+import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
 
 const GREY = "#4d5963";
 const CURSOR = "#33475b";

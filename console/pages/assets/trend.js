@@ -3,9 +3,9 @@
 // Both ask the history route (EXTENSIONS.md §2) for about one point per pixel, so zooming in asks
 // again for the narrower range and gets more detail (down to the raw readings).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { get } from "./api.js";
-import { THRESHOLD_COLORS, TrendChart, pointsFor } from "./chart.js";
-import { ErrorNote, Field, html, num, time, useData } from "./ui.js";
+import { get } from "../../lib/api.js";
+import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
+import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,10 +1,10 @@
 // Assets (issue 18 item 4). `#/assets`: the caller's assets, chosen by site, plant and function or
 // all of them in scope, with their condition-monitoring health in words, the abnormal first.
-// `#/assets/<asset_id>`: the asset page (console/assets-page.js).
+// `#/assets/<asset_id>`: the asset page (asset.js).
 import { useState } from "preact/hooks";
-import { get } from "../api.js";
-import { AssetPage } from "../assets-page.js";
-import { ErrorNote, Field, Loading, Page, Status, Table, html, href, time, useData } from "../ui.js";
+import { get } from "../../lib/api.js";
+import { AssetPage } from "./asset.js";
+import { ErrorNote, Field, Loading, Page, Status, Table, html, href, time, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 10_000;
 

@@ -3,9 +3,9 @@
 // Start / Stop (op 56) answered in the service's words; a chosen pipeline's registered monitors
 // (op 21) and latest readings with their units (`#/pipelines/<id>?plant_id=…`).
 import { useState } from "preact/hooks";
-import { get, post } from "../api.js";
-import { PlantSelect, go, loadPlants } from "../ops-place.js";
-import { ErrorNote, Loading, Page, Status, Table, age, html, num, time, useData } from "../ui.js";
+import { get, post } from "../../lib/api.js";
+import { PlantSelect, go, loadPlants } from "../../lib/place.js";
+import { ErrorNote, Loading, Page, Status, Table, age, html, num, time, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 10_000;
 

@@ -2,9 +2,9 @@
 // third-party integration sending through the ingestion API. Create with the fields each kind
 // requires, edit the name and tags, delete. The ingest key a create answers is shown once.
 import { useState } from "preact/hooks";
-import { ApiError, del, get, post, put } from "./api.js";
-import { Field, Loading, Status, html, time, useData } from "./ui.js";
-import { Check, CrudSection, EditorForm, PlaceSelects, RowButton, binder, compact, mayWrite, numberOf, usePlace, useSubmit } from "./settings-kit.js";
+import { ApiError, del, get, post, put } from "../../lib/api.js";
+import { Field, Loading, Status, html, time, useData } from "../../lib/ui.js";
+import { Check, CrudSection, EditorForm, PlaceSelects, RowButton, binder, compact, mayWrite, numberOf, usePlace, useSubmit } from "../../lib/settings-kit.js";
 
 const enc = encodeURIComponent;
 const DATA_TYPES = ["Condition", "Process", "Energy", "Production", "Others"];

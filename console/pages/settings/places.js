@@ -1,9 +1,9 @@
 // Settings: the hierarchy a plant is described by — sites, plants, functions and assets (spec ops
 // 11-16, 23-37). Each form sends the spec's body and shows the service's answer.
 import { useState } from "preact/hooks";
-import { del, get, post, put } from "./api.js";
-import { Field, Loading, html, num, useData } from "./ui.js";
-import { CrudSection, EditorForm, PlaceSelects, binder, compact, mayWrite, numberOf, usePlace, useSubmit } from "./settings-kit.js";
+import { del, get, post, put } from "../../lib/api.js";
+import { Field, Loading, html, num, useData } from "../../lib/ui.js";
+import { CrudSection, EditorForm, PlaceSelects, binder, compact, mayWrite, numberOf, usePlace, useSubmit } from "../../lib/settings-kit.js";
 
 const enc = encodeURIComponent;
 

@@ -2,13 +2,13 @@
 // a function's meters (or assets) and their shares of the function (op 76), one meter's trend
 // hourly to monthly (op 77), and the period compared with the one before it, meter by meter.
 // Everything is in the units the service answers with (MWh, KW, V, A); periods follow the
-// plant's site time zone (energy-periods.js).
-import { ApiError, get } from "../api.js";
+// plant's site time zone (periods.js).
+import { ApiError, get } from "../../lib/api.js";
 import uPlot from "uplot";
-import { usePlot } from "../chart.js";
-import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, periodOf, rangeLabel, zoneOr } from "../energy-periods.js";
-import { PlantSelect, go, loadPlants } from "../ops-place.js";
-import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../ui.js";
+import { usePlot } from "../../lib/chart.js";
+import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, periodOf, rangeLabel, zoneOr } from "./periods.js";
+import { PlantSelect, go, loadPlants } from "../../lib/place.js";
+import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../../lib/ui.js";
 
 const METRICS = [
   ["consumption_chart", "Consumption"],
@@ -129,7 +129,7 @@ function MonitorShares({ fn, group, onGroup, assets, onTrend, byAsset }) {
 }
 
 /**
- * The trend's chart. chart.js's BarChart lets uPlot fit the y axis to the data, which makes a 1 %
+ * The trend's chart. lib/chart.js's BarChart lets uPlot fit the y axis to the data, which makes a 1 %
  * change between two bars look like a doubling; consumption bars here start at zero. The means
  * (power, voltage, current) are a line on a fitted axis, where the variation is what matters.
  */

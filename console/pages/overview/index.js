@@ -1,8 +1,8 @@
 // Overview: the caller's sites → plants → functions → assets, with live health (the CM status of
 // each asset, the active alerts of each function by severity), refreshed every 10 s without a
 // reload. Only what deviates is coloured.
-import { get } from "../api.js";
-import { ErrorNote, Loading, Page, Severity, Status, html, href, useData } from "../ui.js";
+import { get } from "../../lib/api.js";
+import { ErrorNote, Loading, Page, Severity, Status, html, href, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 10_000;
 

@@ -3,10 +3,10 @@
 // its history oldest first, and the trend of the watched tags around the opening with the
 // thresholds drawn, so that one sees how it came and whether it is going.
 import { useState } from "preact/hooks";
-import { get, post, put } from "./api.js";
-import { AckState, AlertFlags, AlertState, duration, may, sevKey, tagNames, useWidth } from "./alerts-shared.js";
-import { THRESHOLD_COLORS, TrendChart, pointsFor } from "./chart.js";
-import { ErrorNote, Field, FormResult, Loading, Page, Severity, html, num, time, useData, useForm } from "./ui.js";
+import { get, post, put } from "../../lib/api.js";
+import { AckState, AlertFlags, AlertState, duration, may, sevKey, tagNames, useWidth } from "../../lib/alerts.js";
+import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
+import { ErrorNote, Field, FormResult, Loading, Page, Severity, html, num, time, useData, useForm } from "../../lib/ui.js";
 
 const REFRESH_MS = 5000;
 const HOUR_MS = 3_600_000;

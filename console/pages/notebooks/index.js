@@ -6,8 +6,8 @@
 // Op 64 is declared as a GET with a JSON body, which a browser's fetch cannot send; the service
 // takes the same body on POST (CONTRACT.md), and that is what the page sends.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, del, get, post, put } from "../api.js";
-import { ErrorNote, Field, FormResult, Loading, Page, Status, Table, age, html, time, useData, useForm } from "../ui.js";
+import { ApiError, del, get, post, put } from "../../lib/api.js";
+import { ErrorNote, Field, FormResult, Loading, Page, Status, Table, age, html, time, useData, useForm } from "../../lib/ui.js";
 
 /** The application module a run from this page is recorded for (op 64's `module`). */
 const RUN_MODULE = "Notebooks";

@@ -1,9 +1,9 @@
 // Settings: users, their type, place and modules (spec ops 38-42). The user types offered are the
 // ones the caller may create (CONTRACT.md "Who may do what"); the service has the last word.
 import { useState } from "preact/hooks";
-import { del, post, put } from "./api.js";
-import { Field, html, time, useGet } from "./ui.js";
-import { CheckList, CrudSection, EditorForm, PlaceSelects, binder, compact, mayWrite, usePlace, useSubmit } from "./settings-kit.js";
+import { del, post, put } from "../../lib/api.js";
+import { Field, html, time, useGet } from "../../lib/ui.js";
+import { CheckList, CrudSection, EditorForm, PlaceSelects, binder, compact, mayWrite, usePlace, useSubmit } from "../../lib/settings-kit.js";
 
 const enc = encodeURIComponent;
 export const MODULES = ["Configuration", "Alerting", "Condition Monitoring", "Energy Monitoring", "Notebooks"];

@@ -3,9 +3,9 @@
 // creates, edits and deletes them through the service's routes, answering with the service's own
 // messages. A section's module is loaded when first opened.
 import { useEffect, useState } from "preact/hooks";
-import { ErrorNote, Loading, Page, html, href } from "../ui.js";
+import { ErrorNote, Loading, Page, html, href } from "../../lib/ui.js";
 
-const places = () => import("../settings-places.js");
+const places = () => import("./places.js");
 
 /** The sections in the order a plant is set up: the hierarchy, then what watches it. */
 const SECTIONS = [
@@ -13,10 +13,10 @@ const SECTIONS = [
   { route: "plants", name: "Plants", load: places, part: "Plants" },
   { route: "functions", name: "Functions", load: places, part: "Functions" },
   { route: "assets", name: "Assets", load: places, part: "Assets" },
-  { route: "monitors", name: "Monitors", load: () => import("../settings-monitors.js"), part: "Monitors" },
-  { route: "pipelines", name: "Pipelines", load: () => import("../settings-pipelines.js"), part: "Pipelines" },
-  { route: "watchers", name: "Watchers", load: () => import("../settings-watchers.js"), part: "Watchers" },
-  { route: "users", name: "Users", load: () => import("../settings-users.js"), part: "Users" },
+  { route: "monitors", name: "Monitors", load: () => import("./monitors.js"), part: "Monitors" },
+  { route: "pipelines", name: "Pipelines", load: () => import("./pipelines.js"), part: "Pipelines" },
+  { route: "watchers", name: "Watchers", load: () => import("./watchers.js"), part: "Watchers" },
+  { route: "users", name: "Users", load: () => import("./users.js"), part: "Users" },
 ];
 
 function useSection(section) {

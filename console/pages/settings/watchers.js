@@ -2,9 +2,9 @@
 // EXTENSIONS.md §1: deadband, clear delay, no-data, re-notify, escalation tiers), and a watcher's
 // maintenance windows (`_suppress`). A watcher watches one gateway's readings.
 import { useState } from "preact/hooks";
-import { del, get, post, put } from "./api.js";
-import { ErrorNote, Field, Loading, Severity, Status, Table, html, time, useData } from "./ui.js";
-import { Check, CheckList, CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, numberOf, usePlace, useSubmit, useUsers, withField } from "./settings-kit.js";
+import { del, get, post, put } from "../../lib/api.js";
+import { ErrorNote, Field, Loading, Severity, Status, Table, html, time, useData } from "../../lib/ui.js";
+import { Check, CheckList, CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, numberOf, usePlace, useSubmit, useUsers, withField } from "../../lib/settings-kit.js";
 
 const enc = encodeURIComponent;
 const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="];

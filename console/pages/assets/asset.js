@@ -1,12 +1,12 @@
 // The asset page (`#/assets/<asset_id>`): the asset and its condition-monitoring health, the fault
 // summary, its monitors' latest values against their thresholds with a last-hour trend beside each,
-// the trend of any tag with zoom, and the vibration spectra (console/assets-spectrum.js).
+// the trend of any tag with zoom, and the vibration spectra (spectrum.js).
 // Each section loads and refreshes its own data, so a refresh of the values redraws no chart.
 import { useState } from "preact/hooks";
-import { get } from "./api.js";
-import { Sparkline, TrendSection, limitOf } from "./assets-trend.js";
-import { SpectrumSection } from "./assets-spectrum.js";
-import { ErrorNote, Loading, Page, Status, html, href, num, time, toneOfColor, useData } from "./ui.js";
+import { get } from "../../lib/api.js";
+import { Sparkline, TrendSection, limitOf } from "./trend.js";
+import { SpectrumSection } from "./spectrum.js";
+import { ErrorNote, Loading, Page, Status, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
 
 const VALUES_MS = 5_000;
 const HEALTH_MS = 10_000;

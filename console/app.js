@@ -4,8 +4,8 @@
 // the sign-in back over the page and, once signed in, the page goes on where it was.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, whenSessionLost, whoAmI } from "./api.js";
-import { ErrorNote, Field, html, parseRoute } from "./ui.js";
+import { ApiError, api, whenSessionLost, whoAmI } from "./lib/api.js";
+import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
 
@@ -14,13 +14,13 @@ const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
  * module grants) and the module that draws it.
  */
 export const VIEWS = [
-  { route: "overview", name: "Overview", load: () => import("./views/overview.js"), shows: () => true },
-  { route: "assets", name: "Assets", load: () => import("./views/assets.js"), shows: (u) => u.modules.includes("Condition Monitoring") || u.modules.includes("Configuration") },
-  { route: "alerts", name: "Alerts", load: () => import("./views/alerts.js"), shows: (u) => u.modules.includes("Alerting") },
-  { route: "pipelines", name: "Pipelines", load: () => import("./views/pipelines.js"), shows: (u) => u.modules.includes("Configuration") },
-  { route: "energy", name: "Energy", load: () => import("./views/energy.js"), shows: (u) => u.modules.includes("Energy Monitoring") },
-  { route: "notebooks", name: "Notebooks", load: () => import("./views/notebooks.js"), shows: (u) => u.modules.includes("Notebooks") },
-  { route: "settings", name: "Settings", load: () => import("./views/settings.js"), shows: (u) => ADMINS.includes(u.user_type) && u.modules.includes("Configuration") },
+  { route: "overview", name: "Overview", load: () => import("./pages/overview/index.js"), shows: () => true },
+  { route: "assets", name: "Assets", load: () => import("./pages/assets/index.js"), shows: (u) => u.modules.includes("Condition Monitoring") || u.modules.includes("Configuration") },
+  { route: "alerts", name: "Alerts", load: () => import("./pages/alerts/index.js"), shows: (u) => u.modules.includes("Alerting") },
+  { route: "pipelines", name: "Pipelines", load: () => import("./pages/pipelines/index.js"), shows: (u) => u.modules.includes("Configuration") },
+  { route: "energy", name: "Energy", load: () => import("./pages/energy/index.js"), shows: (u) => u.modules.includes("Energy Monitoring") },
+  { route: "notebooks", name: "Notebooks", load: () => import("./pages/notebooks/index.js"), shows: (u) => u.modules.includes("Notebooks") },
+  { route: "settings", name: "Settings", load: () => import("./pages/settings/index.js"), shows: (u) => ADMINS.includes(u.user_type) && u.modules.includes("Configuration") },
 ];
 
 function SignIn({ onSignedIn, expired }) {
@@ -71,13 +71,13 @@ function Nav({ user, current, onSignOut }) {
   </header>`;
 }
 
-/** The module of the route's view and its stylesheet (views/<route>.css), loaded once. */
+/** The module of the route's view and its stylesheet (pages/<route>/<route>.css), loaded once. */
 const loaded = new Map();
 function loadStyles(route) {
   if (document.querySelector(`link[data-view="${route}"]`)) return;
   const link = document.createElement("link");
   link.rel = "stylesheet";
-  link.href = `console/views/${route}.css`;
+  link.href = `console/pages/${route}/${route}.css`;
   link.dataset.view = route;
   document.head.append(link);
 }

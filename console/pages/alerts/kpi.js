@@ -2,11 +2,11 @@
 // for a plant or one of its functions over a range (default the last 30 days): the figures
 // beside their targets, the 10-minute alarm rate with the flood line, the bad actors, the
 // chattering and the stale alerts.
-import { queryString, get } from "./api.js";
-import { AlertTabs, alertHref, duration, listAlerts, loadPlaces, plantOfFunction, plantsOf, useWidth } from "./alerts-shared.js";
+import { queryString, get } from "../../lib/api.js";
+import { AlertTabs, alertHref, duration, listAlerts, loadPlaces, plantOfFunction, plantsOf, useWidth } from "../../lib/alerts.js";
 import uPlot from "uplot";
-import { THRESHOLD_COLORS, pointsFor, usePlot } from "./chart.js";
-import { ErrorNote, Loading, Page, Severity, Status, Table, html, num, time, useData } from "./ui.js";
+import { THRESHOLD_COLORS, pointsFor, usePlot } from "../../lib/chart.js";
+import { ErrorNote, Loading, Page, Severity, Status, Table, html, num, time, useData } from "../../lib/ui.js";
 
 const WINDOW_MS = 10 * 60_000; // the KPI's window: openings per 10 minutes, windows counted from `from`
 const FLOOD = 10; // openings in one window that make it a flood (ISA-18.2, EEMUA 191)
@@ -85,7 +85,7 @@ export function rateSeries(starts, from, to, width) {
 }
 
 /**
- * chart.js's BarChart with the flood line always in view: its y scale fits the bars only, so
+ * lib/chart.js's BarChart with the flood line always in view: its y scale fits the bars only, so
  * in a calm month the line at 10 would fall off the top; here the scale reaches past it, and
  * the headroom to a flood is seen at a glance.
  */

@@ -2,9 +2,9 @@
 // levels the CM values are coloured by (CONTRACT.md: below operational normal, then caution,
 // warning, and critical at or above warning), in the tag's unit.
 import { useState } from "preact/hooks";
-import { del, post, put } from "./api.js";
-import { Field, html, time, useData } from "./ui.js";
-import { CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, usePlace, useSubmit } from "./settings-kit.js";
+import { del, post, put } from "../../lib/api.js";
+import { Field, html, time, useData } from "../../lib/ui.js";
+import { CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, usePlace, useSubmit } from "../../lib/settings-kit.js";
 
 const enc = encodeURIComponent;
 const TYPES = ["condition-monitor", "process-monitor", "energy-monitor"];
