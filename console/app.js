@@ -1,7 +1,8 @@
-// The console's frame: sign-in, the navigation, and the views by hash route (`#/alerts/<id>`,
-// the link format of the alert emails). Each view is its own module, loaded when first opened,
-// so the first page ships only what it draws. A lost session (expiry, sign-out elsewhere) brings
-// the sign-in back over the page and, once signed in, the page goes on where it was.
+// The console's frame: sign-in, the navigation, and the one table of its hash routes
+// (`#/alerts/<id>`, the link format of the alert emails). Each area is its own module, loaded when
+// first opened, so the first page ships only what it draws. A lost session (expiry, sign-out
+// elsewhere) brings the sign-in back over the page and, once signed in, the page goes on where it
+// was.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, whenSessionLost, whoAmI } from "./lib/api.js";
@@ -10,18 +11,63 @@ import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
 
 /**
- * The views in navigation order: who sees each (by module, EXTENSIONS.md §3 and CONTRACT.md's
- * module grants) and the module that draws it.
+ * Every route of the console, in navigation order: the first part of the hash names an area (its
+ * link in the navigation, who sees it by module and user type, its module pages/<area>/index.js
+ * with its stylesheet pages/<area>/<area>.css, loaded when first opened); `pages` names the
+ * module's export that draws each second part: "" the area itself (a page may read what follows
+ * from `route`, as a selection), a word such as `kpi`, or `:<name>` any other value, a record's
+ * id, drawn afresh for each record. Settings' sections are modules of their own, loaded when
+ * first opened, inside the Settings page's tabs.
  */
-export const VIEWS = [
-  { route: "overview", name: "Overview", load: () => import("./pages/overview/index.js"), shows: () => true },
-  { route: "assets", name: "Assets", load: () => import("./pages/assets/index.js"), shows: (u) => u.modules.includes("Condition Monitoring") || u.modules.includes("Configuration") },
-  { route: "alerts", name: "Alerts", load: () => import("./pages/alerts/index.js"), shows: (u) => u.modules.includes("Alerting") },
-  { route: "pipelines", name: "Pipelines", load: () => import("./pages/pipelines/index.js"), shows: (u) => u.modules.includes("Configuration") },
-  { route: "energy", name: "Energy", load: () => import("./pages/energy/index.js"), shows: (u) => u.modules.includes("Energy Monitoring") },
-  { route: "notebooks", name: "Notebooks", load: () => import("./pages/notebooks/index.js"), shows: (u) => u.modules.includes("Notebooks") },
-  { route: "settings", name: "Settings", load: () => import("./pages/settings/index.js"), shows: (u) => ADMINS.includes(u.user_type) && u.modules.includes("Configuration") },
+export const ROUTES = [
+  { route: "overview", name: "Overview", load: () => import("./pages/overview/index.js"), shows: () => true, pages: { "": "Overview" } },
+  {
+    route: "assets",
+    name: "Assets",
+    load: () => import("./pages/assets/index.js"),
+    shows: (u) => u.modules.includes("Condition Monitoring") || u.modules.includes("Configuration"),
+    pages: { "": "AssetList", ":asset_id": "AssetPage" },
+  },
+  {
+    route: "alerts",
+    name: "Alerts",
+    load: () => import("./pages/alerts/index.js"),
+    shows: (u) => u.modules.includes("Alerting"),
+    // Alert ids are UUIDs, so the word `kpi` cannot be one. `#/alerts/<alert_id>` is the link of the alert emails.
+    pages: { "": "AlertBoard", kpi: "AlertKpi", ":alert_id": "AlertPage" },
+  },
+  // `#/pipelines/<pipeline_id>?plant_id=…`: the plant's pipelines with that one chosen.
+  { route: "pipelines", name: "Pipelines", load: () => import("./pages/pipelines/index.js"), shows: (u) => u.modules.includes("Configuration"), pages: { "": "Pipelines" } },
+  { route: "energy", name: "Energy", load: () => import("./pages/energy/index.js"), shows: (u) => u.modules.includes("Energy Monitoring"), pages: { "": "Energy" } },
+  // `#/notebooks/<notebook_id>`: the caller's notebooks with that one open.
+  { route: "notebooks", name: "Notebooks", load: () => import("./pages/notebooks/index.js"), shows: (u) => u.modules.includes("Notebooks"), pages: { "": "Notebooks" } },
+  {
+    route: "settings",
+    name: "Settings",
+    load: () => import("./pages/settings/index.js"),
+    shows: (u) => ADMINS.includes(u.user_type) && u.modules.includes("Configuration"),
+    // `#/settings/<section>`, in the order a plant is set up: the hierarchy, then what watches it.
+    pages: { "": "Settings" },
+    sections: [
+      { route: "sites", name: "Sites", load: () => import("./pages/settings/places.js"), part: "Sites" },
+      { route: "plants", name: "Plants", load: () => import("./pages/settings/places.js"), part: "Plants" },
+      { route: "functions", name: "Functions", load: () => import("./pages/settings/places.js"), part: "Functions" },
+      { route: "assets", name: "Assets", load: () => import("./pages/settings/places.js"), part: "Assets" },
+      { route: "monitors", name: "Monitors", load: () => import("./pages/settings/monitors.js"), part: "Monitors" },
+      { route: "pipelines", name: "Pipelines", load: () => import("./pages/settings/pipelines.js"), part: "Pipelines" },
+      { route: "watchers", name: "Watchers", load: () => import("./pages/settings/watchers.js"), part: "Watchers" },
+      { route: "users", name: "Users", load: () => import("./pages/settings/users.js"), part: "Users" },
+    ],
+  },
 ];
+
+/** The export of an area's module that draws the route's second part, and the record id it names (for `:<name>` pages). */
+function pageOf(area, sub = "") {
+  if (sub !== "" && !sub.startsWith(":") && Object.hasOwn(area.pages, sub)) return { part: area.pages[sub], id: undefined };
+  const record = sub === "" ? undefined : Object.keys(area.pages).find((k) => k.startsWith(":"));
+  if (record !== undefined) return { part: area.pages[record], id: sub };
+  return { part: area.pages[""], id: undefined };
+}
 
 function SignIn({ onSignedIn, expired }) {
   const [error, setError] = useState(null);
@@ -58,7 +104,7 @@ function Nav({ user, current, onSignOut }) {
     <a class="brand" href="#/overview">IMS</a>
     <nav aria-label="Main">
       <ul>
-        ${VIEWS.filter((v) => v.shows(user)).map(
+        ${ROUTES.filter((v) => v.shows(user)).map(
           (v) => html`<li><a href=${`#/${v.route}`} aria-current=${current === v.route ? "page" : undefined}>${v.name}</a></li>`,
         )}
       </ul>
@@ -103,13 +149,14 @@ function useView(view) {
 }
 
 function Main({ user, route }) {
-  const allowed = VIEWS.filter((v) => v.shows(user));
+  const allowed = ROUTES.filter((v) => v.shows(user));
   const view = allowed.find((v) => v.route === route.parts[0]) ?? allowed[0];
   const { mod, error } = useView(view);
   if (error) return html`<main><${ErrorNote} error=${error} /></main>`;
   if (!mod) return html`<main><p class="muted">Loading…</p></main>`;
-  const View = mod.default;
-  return html`<main id="main"><${View} user=${user} route=${route} /></main>`;
+  const { part, id } = pageOf(view, route.parts[1]);
+  const View = mod[part];
+  return html`<main id="main"><${View} key=${id} id=${id} user=${user} route=${route} sections=${view.sections} /></main>`;
 }
 
 function App() {

@@ -279,7 +279,7 @@ function Trend({ alert, user }) {
   </section>`;
 }
 
-export default function AlertPage({ id, user }) {
+export function AlertPage({ id, user }) {
   const { data: alert, error, reload } = useData(() => get(alertPath(id)), [id], REFRESH_MS);
   const title = alert ? `Alert: ${alert.trigger_name}` : "Alert";
   const tools = html`<a href="#/alerts">← All alerts</a>`;

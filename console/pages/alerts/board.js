@@ -180,7 +180,7 @@ function AlertRow({ alert, selected, onSelect, onAck, busy }) {
   </tr>`;
 }
 
-export default function AlertBoard({ user, route }) {
+export function AlertBoard({ user, route }) {
   const filters = filtersOf(route.query);
   const [limit, setLimit] = useState(PAGE);
   const [selected, setSelected] = useState(() => new Set());

@@ -286,7 +286,7 @@ function Chooser({ choice, places, kpi }) {
   </form>`;
 }
 
-export default function AlertKpi({ user, route }) {
+export function AlertKpi({ user, route }) {
   const places = useData(() => loadPlaces(user), [user.username]);
   const choice = choiceOf(route.query, places.data);
   const place = choice.function_id ? { function_id: choice.function_id } : choice.plant_id ? { plant_id: choice.plant_id } : choice.site_id ? { site_id: choice.site_id } : null;

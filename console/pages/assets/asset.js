@@ -158,7 +158,8 @@ function LatestValues({ assetId, monitors, onTrend, selected }) {
   </div>`;
 }
 
-export function AssetPage({ user, assetId }) {
+/** `#/assets/<asset_id>`: `id` is the asset's. */
+export function AssetPage({ user, id: assetId }) {
   const cmModule = user.modules.includes("Condition Monitoring");
   const asset = useData(() => get(`/_config/assets/${encodeURIComponent(assetId)}`), [assetId]);
   const cm = useData(() => (cmModule ? get(`/_cm/assets/${encodeURIComponent(assetId)}`) : Promise.resolve(null)), [assetId], HEALTH_MS);

@@ -1,9 +1,8 @@
 // Assets (issue 18 item 4). `#/assets`: the caller's assets, chosen by site, plant and function or
 // all of them in scope, with their condition-monitoring health in words, the abnormal first.
-// `#/assets/<asset_id>`: the asset page (asset.js).
+// `#/assets/<asset_id>`: the asset page (asset.js). Both are routed by app.js's table.
 import { useState } from "preact/hooks";
 import { get } from "../../lib/api.js";
-import { AssetPage } from "./asset.js";
 import { ErrorNote, Field, Loading, Page, Status, Table, html, href, time, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 10_000;
@@ -125,7 +124,7 @@ function AssetTable({ assets, withHealth }) {
   return html`<${Table} caption=${countsOf(assets)} columns=${columns} rows=${assets} rowKey=${(a) => a.asset_id} empty="No asset here." />`;
 }
 
-function AssetList({ user, route }) {
+export function AssetList({ user, route }) {
   const withHealth = user.modules.includes("Condition Monitoring");
   const filter = { site_id: route.query.site_id || undefined, plant_id: route.query.plant_id || undefined, function_id: route.query.function_id || undefined };
   const [find, setFind] = useState("");
@@ -160,8 +159,4 @@ function AssetList({ user, route }) {
   </${Page}>`;
 }
 
-export default function Assets({ user, route }) {
-  const assetId = route.parts[1];
-  if (assetId) return html`<${AssetPage} key=${assetId} user=${user} assetId=${assetId} />`;
-  return html`<${AssetList} user=${user} route=${route} />`;
-}
+export { AssetPage } from "./asset.js";

@@ -309,7 +309,7 @@ function PeriodPicker({ period, query, tz, set }) {
       : null}`;
 }
 
-export default function Energy({ user, route }) {
+export function Energy({ user, route }) {
   const q = route.query;
   // Plants, functions and assets are listed by /_config. A user without the Configuration module
   // is refused them, and sees a function's energy only through a link that names it.

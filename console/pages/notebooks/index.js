@@ -274,7 +274,7 @@ function NotebookDetail({ notebook, onChanged, onDeleted }) {
   </section>`;
 }
 
-export default function Notebooks({ user, route }) {
+export function Notebooks({ user, route }) {
   const selectedId = route.parts[1] ?? null;
   const [refreshMs, setRefreshMs] = useState(REFRESH_MS);
   const list = useData(() => get("/_notebooks/notebooks/_all"), [user.username], refreshMs);

@@ -58,7 +58,7 @@ function AlertCounts({ active, functionId }) {
   </a>`;
 }
 
-export default function Overview({ user }) {
+export function Overview({ user }) {
   if (!user.modules.includes("Configuration")) {
     return html`<${Page} title="Overview">
       <p class="muted">The tree of sites, plants and assets needs the Configuration module, which your account does not have. The views in the navigation are those of your modules.</p>

@@ -168,7 +168,7 @@ function PipelineDetail({ pipeline, onClose }) {
   </section>`;
 }
 
-export default function Pipelines({ user, route }) {
+export function Pipelines({ user, route }) {
   const plants = useData(loadPlants, [user.username]);
   const plantId = route.query.plant_id || plants.data?.[0]?.plant_id;
   const selectedId = route.parts[1] ?? null;
