@@ -1,3 +1,4 @@
+// @ts-check
 // The console's frame: sign-in, the navigation, and the one table of its hash routes
 // (`#/alerts/<id>`, the link format of the alert emails). Each area is its own module, loaded when
 // first opened, so the first page ships only what it draws. A lost session (expiry, sign-out
@@ -10,6 +11,24 @@ import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
 
+/** @typedef {import("./lib/api.js").User} User */
+/**
+ * A section of an area's page, a module of its own: `#/<area>/<route>`, its tab's name, the
+ * module and the export that draws it.
+ * @typedef {{ route: string, name: string, load: () => Promise<Record<string, unknown>>, part: string }} Section
+ */
+/**
+ * An area of the console: `#/<route>/…`, its link, who sees it, its module, the export that draws
+ * each second part, its sections.
+ * @typedef {object} Area
+ * @property {string} route
+ * @property {string} name
+ * @property {() => Promise<Record<string, unknown>>} load
+ * @property {(user: User) => boolean} shows
+ * @property {Record<string, string>} pages
+ * @property {Section[]} [sections]
+ */
+
 /**
  * Every route of the console, in navigation order: the first part of the hash names an area (its
  * link in the navigation, who sees it by module and user type, its module pages/<area>/index.js
@@ -18,6 +37,7 @@ const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
  * from `route`, as a selection), a word such as `kpi`, or `:<name>` any other value, a record's
  * id, drawn afresh for each record. Settings' sections are modules of their own, loaded when
  * first opened, inside the Settings page's tabs.
+ * @type {Area[]}
  */
 export const ROUTES = [
   { route: "overview", name: "Overview", load: () => import("./pages/overview/index.js"), shows: () => true, pages: { "": "Overview" } },
@@ -62,6 +82,11 @@ export const ROUTES = [
 ];
 
 /** The export of an area's module that draws the route's second part, and the record id it names (for `:<name>` pages). */
+/**
+ * @param {Area} area
+ * @param {string} [sub]
+ * @returns {{ part: string, id: string | undefined }}
+ */
 function pageOf(area, sub = "") {
   if (sub !== "" && !sub.startsWith(":") && Object.hasOwn(area.pages, sub)) return { part: area.pages[sub], id: undefined };
   const record = sub === "" ? undefined : Object.keys(area.pages).find((k) => k.startsWith(":"));
@@ -70,7 +95,7 @@ function pageOf(area, sub = "") {
 }
 
 function SignIn({ onSignedIn, expired }) {
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
   const submit = async (event) => {
     event.preventDefault();
@@ -129,7 +154,7 @@ function loadStyles(route) {
 }
 function useView(view) {
   const [mod, setMod] = useState(() => loaded.get(view.route) ?? null);
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(/** @type {unknown} */ (null));
   useEffect(() => {
     if (loaded.has(view.route)) {
       setMod(loaded.get(view.route));
@@ -160,10 +185,11 @@ function Main({ user, route }) {
 }
 
 function App() {
-  const [user, setUser] = useState(undefined);
+  const [user, setUser] = useState(/** @type {import("./lib/api.js").User | null | undefined} */ (undefined));
   const [expired, setExpired] = useState(false);
   const [route, setRoute] = useState(parseRoute());
-  const [resume, setResume] = useState(null);
+  // A function as the state: set through an updater (setResume(() => fn)), as preact takes a function as one.
+  const [resume, setResume] = /** @type {typeof useState<(() => void) | null>} */ (useState)(null);
 
   useEffect(() => {
     whoAmI()
@@ -176,6 +202,7 @@ function App() {
 
   // A request met 401: the sign-in comes back over the page; the request is repeated after it.
   useEffect(() => {
+    /** @type {(() => void)[]} */
     let waiting = [];
     whenSessionLost(
       () =>
@@ -219,4 +246,5 @@ function App() {
   </div>`;
 }
 
-render(html`<${App} />`, document.getElementById("app"));
+// index.html holds the element.
+render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("app")));

@@ -1,3 +1,4 @@
+// @ts-check
 // What the alerts board, one alert's page and the KPI view share: the caller's places (sites →
 // plants → functions, for the filters), the alert's words (state, acknowledgement, flags) and
 // the list read across places and watcher kinds.
@@ -132,8 +133,9 @@ export function AlertTabs({ current }) {
 }
 
 /** The width an element has (0 before layout), followed as it resizes: charts ask for one point per pixel. */
+/** @returns {[import("preact").RefObject<HTMLDivElement | null>, number]} */
 export function useWidth() {
-  const ref = useRef(null);
+  const ref = useRef(/** @type {HTMLDivElement | null} */ (null));
   const [width, setWidth] = useState(0);
   useEffect(() => {
     if (!ref.current) return undefined;

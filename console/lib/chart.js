@@ -1,3 +1,4 @@
+// @ts-check
 // Charts on uPlot (small and fast: a canvas, no DOM per point). No chart is drawn from more
 // points than it has pixels: trends ask the history route for about one bucket per pixel
 // (`pointsFor`), and zooming asks again for the narrower range (more detail as one zooms).
@@ -6,6 +7,8 @@ import uPlot from "uplot";
 import { html } from "./ui.js";
 
 const GREY = "#4d5963";
+/** uPlot's bar paths; its types mark the builder optional, its ESM build always has it. */
+export const bars = /** @type {NonNullable<typeof uPlot.paths.bars>} */ (uPlot.paths.bars);
 const BAND = "rgba(77, 89, 99, 0.15)";
 export const THRESHOLD_COLORS = { caution: "#c66a00", warning: "#c01c28", high: "#c01c28", medium: "#c66a00", low: "#8a7300" };
 
@@ -18,10 +21,13 @@ const widthOf = (el) => Math.max(280, Math.floor(el?.clientWidth || 800));
 /**
  * Mounts a uPlot in the returned ref's element with `makeOpts(width)` and `data`, re-made when
  * `key` changes and given new data otherwise; resized with its container.
+ * @param {(width: number) => uPlot.Options} makeOpts
+ * @param {uPlot.AlignedData} data
+ * @param {unknown} key
  */
 export function usePlot(makeOpts, data, key) {
-  const box = useRef(null);
-  const plot = useRef(null);
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const plot = useRef(/** @type {uPlot | null} */ (null));
   useEffect(() => {
     if (!box.current) return undefined;
     plot.current = new uPlot(makeOpts(widthOf(box.current)), data, box.current);
@@ -114,6 +120,7 @@ function markersPlugin(markers) {
 }
 
 /** The y range of the data widened to hold the limits, unless a limit is far off (it would flatten the trend). */
+/** @returns {[number, number]} */
 function yRangeWith(min, max, thresholds) {
   if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
   const span = Math.max(max - min, Math.abs(max) * 0.05, 1e-6);
@@ -201,7 +208,7 @@ export function BarChart({ times, values, unit = "", label = "value", limit, hei
       // Bars start at zero: a bar's height is its amount (a 1 % difference must not look like double).
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max ?? 0, limit?.value ?? 0, 1e-9) * 1.1] } },
       axes: [{}, { label: unit, size: 50 }],
-      series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
+      series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
       plugins: limit ? [thresholdsPlugin([limit])] : [],
     }),
     data,

@@ -1,3 +1,4 @@
+// @ts-check
 // Where the operations views (Pipelines, Energy) look: a plant of the caller, then one of its
 // functions. The choice is kept in the hash route's query (`#/energy?plant_id=…&function_id=…`),
 // so that a reload or a shared link shows the same place and Back undoes a change.

@@ -1,3 +1,4 @@
+// @ts-check
 // What the Settings sections share: a section's frame (its list, a create/edit form, a delete
 // that asks first), forms that answer with the service's own error next to the field it names,
 // and the site → plant → function → asset selects filled from the list routes.
@@ -9,12 +10,16 @@ import { ErrorNote, Field, Loading, Table, html, useGet } from "./ui.js";
  * The service names the input at fault in `field`; a few of its checks name it only in their
  * text (`Invalid input: triggers[0].deadband`). Both put the message next to that input.
  */
+/**
+ * @param {unknown} e
+ * @returns {import("./api.js").Failure}
+ */
 export function withField(e) {
   if (e instanceof ApiError && !e.field) {
     const m = /^Invalid input: ([\w.[\]-]+)$/.exec(e.message);
     if (m) return new ApiError(e.status, e.message, m[1]);
   }
-  return e;
+  return /** @type {import("./api.js").Failure} */ (e);
 }
 
 /** The message of `error` when it names `name` or an input inside it (`modules` for `modules[1]`). */
@@ -26,7 +31,7 @@ export function errorFor(error, name) {
 
 /** A form's submission: `action` answers the text to show once done; errors keep the form open. */
 export function useSubmit(action, onDone) {
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(/** @type {import("./api.js").Failure | null} */ (null));
   const [busy, setBusy] = useState(false);
   const onSubmit = async (event) => {
     event?.preventDefault();
@@ -70,7 +75,7 @@ const cssName = (name) => (window.CSS?.escape ? window.CSS.escape(name) : name.r
  * and answers in its own words.
  */
 export function EditorForm({ title, submit, submitLabel = "Save", onCancel, children, className = "" }) {
-  const ref = useRef(null);
+  const ref = useRef(/** @type {HTMLFormElement | null} */ (null));
   const [general, setGeneral] = useState(false);
   const { error, busy, onSubmit } = submit;
   useLayoutEffect(() => {
@@ -79,7 +84,8 @@ export function EditorForm({ title, submit, submitLabel = "Save", onCancel, chil
     const target = f ? ref.current?.querySelector(`[name="${cssName(f)}"], [data-field="${cssName(f)}"]`) : null;
     setGeneral(!target);
     if (target) {
-      const control = target.matches("input, select, textarea") ? target : target.querySelector("input, select, textarea");
+      /** @type {HTMLElement | null} */
+      const control = target.matches("input, select, textarea") ? /** @type {HTMLElement} */ (target) : target.querySelector("input, select, textarea");
       control?.focus();
     }
   }, [error]);
@@ -167,7 +173,7 @@ export function usePlace(initial, remember = false) {
  */
 function useFresh(path, query) {
   const key = path ? `${path}?${JSON.stringify(query ?? {})}` : null;
-  const [state, setState] = useState({ key: null, data: undefined, error: null });
+  const [state, setState] = useState(/** @type {{ key: string | null, data: any[] | undefined, error: any }} */ ({ key: null, data: undefined, error: null }));
   useEffect(() => {
     if (!key) return undefined;
     let live = true;
@@ -271,12 +277,12 @@ export function CrudSection({
   empty,
   below,
 }) {
-  const [editing, setEditing] = useState(null);
-  const [confirming, setConfirming] = useState(null);
-  const [notice, setNotice] = useState(null);
-  const [failure, setFailure] = useState(null);
+  const [editing, setEditing] = useState(/** @type {{ row: any, kind: string | undefined, seq: number } | null} */ (null));
+  const [confirming, setConfirming] = useState(/** @type {string | null} */ (null));
+  const [notice, setNotice] = useState(/** @type {string | null} */ (null));
+  const [failure, setFailure] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
-  const top = useRef(null);
+  const top = useRef(/** @type {HTMLDivElement | null} */ (null));
 
   const seq = useRef(0);
   const open = (state) => {

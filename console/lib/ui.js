@@ -1,3 +1,4 @@
+// @ts-check
 // What every view of the console shares: the `html` template tag (preact + htm, no build step),
 // data hooks that refresh without a reload, and the few components that carry the ISA-101 rules
 // of EXTENSIONS.md §3: calm greys for the normal, colour for the abnormal and never colour alone
@@ -7,15 +8,34 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { ApiError, get } from "./api.js";
 
+/** @typedef {import("./api.js").Failure} Failure */
+
+/**
+ * The hash route: `#/assets/abc?tag=x` is `{parts: ["assets", "abc"], query: {tag: "x"}}`.
+ * @typedef {{ parts: string[], query: Record<string, string> }} Route
+ */
+
+/**
+ * What `useData` answers: the data once loaded (kept while a reload runs or fails), the last
+ * error, whether a request is running, and a way to ask again now.
+ * @template T
+ * @typedef {{ data: T | undefined, error: Failure | null, loading: boolean, reload: () => Promise<void> }} Data
+ */
+
 export const html = htm.bind(h);
 
 /**
  * Data from the API, reloaded when `deps` change and every `refreshMs` (when given) while the
  * page is visible. `load` is an async function; answers `{data, error, loading, reload}`.
  * An answer arriving after a newer request started is dropped.
+ * @template T
+ * @param {() => Promise<T>} load
+ * @param {unknown[]} [deps]
+ * @param {number} [refreshMs]
+ * @returns {Data<T>}
  */
 export function useData(load, deps = [], refreshMs = 0) {
-  const [state, setState] = useState({ data: undefined, error: null, loading: true });
+  const [state, setState] = useState(/** @type {{ data: T | undefined, error: Failure | null, loading: boolean }} */ ({ data: undefined, error: null, loading: true }));
   const seq = useRef(0);
   const reload = useCallback(async () => {
     const mine = ++seq.current;
@@ -23,7 +43,7 @@ export function useData(load, deps = [], refreshMs = 0) {
       const data = await load();
       if (mine === seq.current) setState({ data, error: null, loading: false });
     } catch (error) {
-      if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
+      if (mine === seq.current) setState((s) => ({ data: s.data, error: /** @type {Failure} */ (error), loading: false }));
     }
   }, deps);
   useEffect(() => {
@@ -38,7 +58,10 @@ export function useData(load, deps = [], refreshMs = 0) {
   return { ...state, reload };
 }
 
-/** `useData` of one GET. */
+/**
+ * `useData` of one GET.
+ * @type {(path: string | null | undefined, query?: import("./api.js").Query, refreshMs?: number) => Data<any>}
+ */
 export const useGet = (path, query, refreshMs = 0) => useData(() => (path ? get(path, query) : Promise.resolve(undefined)), [path, JSON.stringify(query ?? {})], refreshMs);
 
 /** A view's frame: its heading (each view has one), optional tools beside it, its content. */
@@ -141,12 +164,14 @@ export function Field({ label, name, error, as = "input", children, hint, ...res
 
 /**
  * A form that posts through `submit(values)` and shows the service's answer: an error next to
- * its field (or above the buttons when it names none), a success text after.
+ * its field (or above the buttons when it names none), a success text after (the text `submit`
+ * answers, or "Saved").
+ * @param {(values: Record<string, FormDataEntryValue>, form: HTMLFormElement) => Promise<unknown>} submit
  */
 export function useForm(submit) {
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(null);
+  const [done, setDone] = useState(/** @type {string | null} */ (null));
   const onSubmit = async (event) => {
     event.preventDefault();
     const values = Object.fromEntries(new FormData(event.currentTarget).entries());
@@ -187,11 +212,17 @@ export function Table({ caption, columns, rows, empty = "Nothing to show", rowKe
   </table>`;
 }
 
-/** The hash route's parts: `#/assets/abc?tag=x` → {parts: ["assets","abc"], query: {tag: "x"}}. */
+/**
+ * The hash route's parts: `#/assets/abc?tag=x` → {parts: ["assets","abc"], query: {tag: "x"}}.
+ * @returns {Route}
+ */
 export function parseRoute(hash = location.hash) {
   const [path, search = ""] = hash.replace(/^#\/?/, "").split("?");
   return { parts: path.split("/").filter(Boolean).map(decodeURIComponent), query: Object.fromEntries(new URLSearchParams(search)) };
 }
 
-/** A link within the console. */
+/**
+ * A link within the console.
+ * @type {(...parts: string[]) => string}
+ */
 export const href = (...parts) => `#/${parts.map((p) => encodeURIComponent(p)).join("/")}`;

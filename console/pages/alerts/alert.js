@@ -1,3 +1,4 @@
+// @ts-check
 // One alert (`#/alerts/<alert_id>`, the link of the alert emails): its fields, what an operator
 // does with it (acknowledge, shelve, unshelve, assign, note) answered in the service's words,
 // its history oldest first, and the trend of the watched tags around the opening with the
@@ -253,7 +254,7 @@ function TagTrend({ alert, watched, range, onZoom, width }) {
 
 function Trend({ alert, user }) {
   const watched = useData(() => loadWatched(alert, user), [alert._id]);
-  const [zoom, setZoom] = useState(null);
+  const [zoom, setZoom] = useState(/** @type {{ from: number, to: number, live: boolean } | null} */ (null));
   const [ref, width] = useWidth();
   const range = zoom ?? defaultRange(alert);
   return html`<section aria-labelledby="trend-title" ref=${ref}>

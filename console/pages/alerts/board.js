@@ -1,3 +1,4 @@
+// @ts-check
 // The alerts board: active and recent alerts across the caller's scope, filtered by plant,
 // function, severity, state and acknowledgement (the filters live in the hash, so that the
 // overview's `#/alerts?function_id=<id>` link, a bookmark and the back button keep them),
@@ -11,6 +12,7 @@ const REFRESH_MS = 2500;
 const PAGE = 200;
 const BULK_MAX = 500; // the bulk acknowledge's most ids per request (EXTENSIONS.md §1)
 
+/** @type {[key: string, words: string, days: number][]} */
 const SINCE = [
   ["24h", "the last 24 hours", 1],
   ["7d", "the last 7 days", 7],
@@ -19,6 +21,8 @@ const SINCE = [
 ];
 const DAY_MS = 86_400_000;
 const STANDING_FROM = "2000-01-01T00:00:00Z"; // before any alert: the active ones of all time
+/** The range of a `since` key; filtersOf keeps only keys of SINCE, so there is always one. */
+const sinceOf = (key) => /** @type {[string, string, number]} */ (SINCE.find(([k]) => k === key));
 
 /** The filters of the hash query, with their defaults. */
 function filtersOf(query) {
@@ -185,11 +189,11 @@ export function AlertBoard({ user, route }) {
   const [limit, setLimit] = useState(PAGE);
   const [selected, setSelected] = useState(() => new Set());
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState(null);
-  const [actionError, setActionError] = useState(null);
+  const [result, setResult] = useState(/** @type {string | null} */ (null));
+  const [actionError, setActionError] = useState(/** @type {unknown} */ (null));
 
   const places = useData(() => loadPlaces(user), [user.username], 60_000);
-  const days = SINCE.find(([k]) => k === filters.since)[2];
+  const days = sinceOf(filters.since)[2];
   const needPlaces = !filters.function_id && !filters.plant_id && !filters.site_id;
   const { data, error, reload } = useData(
     async () => {
@@ -263,11 +267,11 @@ export function AlertBoard({ user, route }) {
           <${ErrorNote} error=${actionError} />
           ${result ? html`<p class="done" role="status">✓ ${result}</p>` : null}
           ${alerts.length === 0
-            ? html`<p class="muted card">No alert matches these filters in ${SINCE.find(([k]) => k === filters.since)[1]}.</p>`
+            ? html`<p class="muted card">No alert matches these filters in ${sinceOf(filters.since)[1]}.</p>`
             : html`<div class="table-scroll">
                 <table class="grid alert-board">
                   <caption>
-                    Alerts that started within ${SINCE.find(([k]) => k === filters.since)[1]}${filters.state === "closed" ? "" : ", and every one still active"}, those wanting attention
+                    Alerts that started within ${sinceOf(filters.since)[1]}${filters.state === "closed" ? "" : ", and every one still active"}, those wanting attention
                     first
                   </caption>
                   <thead>

@@ -1,11 +1,11 @@
+// @ts-check
 // The alarm system's performance (EXTENSIONS.md §1 `_kpi`, ISA-18.2 section 16 / EEMUA 191)
 // for a plant or one of its functions over a range (default the last 30 days): the figures
 // beside their targets, the 10-minute alarm rate with the flood line, the bad actors, the
 // chattering and the stale alerts.
 import { queryString, get } from "../../lib/api.js";
 import { AlertTabs, alertHref, duration, listAlerts, loadPlaces, plantOfFunction, plantsOf, useWidth } from "../../lib/alerts.js";
-import uPlot from "uplot";
-import { THRESHOLD_COLORS, pointsFor, usePlot } from "../../lib/chart.js";
+import { THRESHOLD_COLORS, bars, pointsFor, usePlot } from "../../lib/chart.js";
 import { ErrorNote, Loading, Page, Severity, Status, Table, html, num, time, useData } from "../../lib/ui.js";
 
 const WINDOW_MS = 10 * 60_000; // the KPI's window: openings per 10 minutes, windows counted from `from`
@@ -98,7 +98,7 @@ function RateBarChart({ times, values, height = 220 }) {
       title: "Alerts opened per 10 minutes",
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, FLOOD) * 1.15] } },
       axes: [{}, { label: "alerts / 10 min", size: 50 }],
-      series: [{}, { label: "openings", stroke: "#4d5963", fill: "rgba(77,89,99,0.35)", paths: uPlot.paths.bars({ size: [0.8, 40] }), points: { show: false } }],
+      series: [{}, { label: "openings", stroke: "#4d5963", fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
       hooks: {
         draw: [
           (u) => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The asset page (`#/assets/<asset_id>`): the asset and its condition-monitoring health, the fault
 // summary, its monitors' latest values against their thresholds with a last-hour trend beside each,
 // the trend of any tag with zoom, and the vibration spectra (spectrum.js).
@@ -165,8 +166,8 @@ export function AssetPage({ user, id: assetId }) {
   const cm = useData(() => (cmModule ? get(`/_cm/assets/${encodeURIComponent(assetId)}`) : Promise.resolve(null)), [assetId], HEALTH_MS);
   const summary = useData(() => (cmModule ? get("/_cm/fft/_summary", { asset_id: assetId }) : Promise.resolve([])), [assetId], SUMMARY_MS);
   const monitors = useData(() => loadMonitors(assetId), [assetId]);
-  const [trend, setTrend] = useState(null);
-  const [picked, setPicked] = useState(null);
+  const [trend, setTrend] = useState(/** @type {{ monitor_id: string, tag: string } | null} */ (null));
+  const [picked, setPicked] = useState(/** @type {{ at: number } | null} */ (null));
 
   const name = asset.data?.asset_name ?? cm.data?.asset_name;
   const place = asset.data ? `${asset.data.site_name} › ${asset.data.plant_name} › ${asset.data.function_name}` : "";

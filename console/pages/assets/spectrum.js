@@ -1,3 +1,4 @@
+// @ts-check
 // Vibration spectra of the asset page: the spectrum of a chosen capture (the one nearest to a time
 // picked on the trend, or chosen from the list of capture times), its peaks labelled with their
 // frequency, cursors at 1×, 2× and 3× the running speed, and a waterfall of the last captures.
@@ -129,8 +130,8 @@ function drawPeakMarks(u, peaks) {
  * range), y in the tag's unit; peaks labelled, running-speed cursors. Shows 0..`maxFreq` at first.
  */
 export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300, label }) {
-  const box = useRef(null);
-  const plot = useRef(null);
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const plot = useRef(/** @type {uPlot | null} */ (null));
   const current = useRef({ peaks, speed });
   current.current = { peaks, speed };
   useEffect(() => {
@@ -173,7 +174,7 @@ export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300,
                 timed = true;
                 el.dataset.drawMs = (performance.now() - started).toFixed(1);
                 el.dataset.bins = String(n);
-                el.dataset.rangeHz = String(Math.round(self.scales.x.max));
+                el.dataset.rangeHz = String(Math.round(/** @type {number} */ (self.scales.x.max)));
               }
             },
           ],
@@ -290,8 +291,8 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
 
 /** The last `count` captures of a tag and axis, stacked; a click on a trace opens that capture. */
 export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
-  const canvas = useRef(null);
-  const baselines = useRef([]);
+  const canvas = useRef(/** @type {HTMLCanvasElement | null} */ (null));
+  const baselines = useRef(/** @type {number[]} */ ([]));
   useEffect(() => {
     const el = canvas.current;
     if (!el || traces.length === 0) return undefined;
@@ -339,7 +340,7 @@ export function SpectrumSection({ monitors, picked }) {
     return { monitor_id: m?.monitor_id, tag: vibrationTag(m), axis: "x" };
   });
   // The capture asked for: a time (nearest=true) or null for the latest.
-  const [asked, setAsked] = useState(null);
+  const [asked, setAsked] = useState(/** @type {{ at: number, from?: string } | null} */ (null));
   const [rangeKey, setRangeKey] = useState("20x");
   const [count, setCount] = useState(10);
   const monitor = withCaptures.find((m) => m.monitor_id === choice.monitor_id);

@@ -1,3 +1,4 @@
+// @ts-check
 // Trends of the asset page: a small last-hour trend beside each latest value (ISA-101: a drift is
 // seen before it alarms) and the big trend of one tag, with range presets and zoom by dragging.
 // Both ask the history route (EXTENSIONS.md §2) for about one point per pixel, so zooming in asks
@@ -30,8 +31,9 @@ export const historyOf = (monitorId, tag, from, to, points) =>
   get(`/_cm/monitors/${encodeURIComponent(monitorId)}/_history`, { tag, from: iso(from), to: iso(to), points });
 
 /** The width of an element in CSS px, following its resizes (0 before layout). */
+/** @returns {[import("preact").RefObject<HTMLDivElement | null>, number]} */
 export function useWidth() {
-  const ref = useRef(null);
+  const ref = useRef(/** @type {HTMLDivElement | null} */ (null));
   const [width, setWidth] = useState(0);
   useEffect(() => {
     if (!ref.current) return undefined;
@@ -124,7 +126,7 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
   const tag = monitor?.tags.find((t) => t.tag_name === selected?.tag) ?? monitor?.tags[0];
   const [preset, setPreset] = useState("24h");
   const [range, setRange] = useState(() => ({ from: Date.now() - DAY, to: Date.now() }));
-  const [zooms, setZooms] = useState([]);
+  const [zooms, setZooms] = useState(/** @type {{ from: number, to: number }[]} */ ([]));
   const [box, width] = useWidth();
   const zoomed = zooms.length > 0;
   const shown = zoomed ? zooms[zooms.length - 1] : range;
@@ -152,7 +154,7 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
   );
 
   // uPlot keeps the handlers it was made with: these stay the same and call the current ones.
-  const latest = useRef({});
+  const latest = useRef(/** @type {{ zoom: (from: number, to: number) => void, pick: (ms: number) => void, zoomedAt?: number }} */ ({}));
   latest.current = {
     zoom: (from, to) => {
       if (to - from < MIN_ZOOM_MS) return;

@@ -1,11 +1,11 @@
+// @ts-check
 // Energy: where a plant's energy goes. The functions' consumption and their shares of the plant,
 // a function's meters (or assets) and their shares of the function (op 76), one meter's trend
 // hourly to monthly (op 77), and the period compared with the one before it, meter by meter.
 // Everything is in the units the service answers with (MWh, KW, V, A); periods follow the
 // plant's site time zone (periods.js).
 import { ApiError, get } from "../../lib/api.js";
-import uPlot from "uplot";
-import { usePlot } from "../../lib/chart.js";
+import { bars as barPaths, usePlot } from "../../lib/chart.js";
 import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, periodOf, rangeLabel, zoneOr } from "./periods.js";
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
 import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../../lib/ui.js";
@@ -22,6 +22,8 @@ const sum = (list, pick) => list.reduce((s, x) => s + (Number(pick(x)) || 0), 0)
 /** Energy in MWh with enough decimals for a small meter (0.042 MWh is 42 kWh). */
 const mwh = (value, unit = "MWh") => num(value, unit, Math.abs(Number(value)) < 10 ? 3 : 1);
 const pct = (value) => num(value, "%", 1);
+/** The label of an interval; `chosen` and `interval` are always one of INTERVALS. */
+const intervalLabel = (id) => /** @type {[string, string]} */ (INTERVALS.find(([i]) => i === id))[1];
 
 /** Op 76 of each function of the plant over the range: the function's meters and its total. */
 async function loadFunctionShares(functions, [from, to]) {
@@ -163,7 +165,7 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
           stroke: "#4d5963",
           width: bars ? 1 : 1.5,
           fill: bars ? "rgba(77,89,99,0.35)" : undefined,
-          paths: bars ? uPlot.paths.bars({ size: [0.8, 80] }) : undefined,
+          paths: bars ? barPaths({ size: [0.8, 80] }) : undefined,
           points: { show: !bars && points.length < 60 },
           value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(digits)} ${unit}`),
         },
@@ -222,9 +224,9 @@ function Trend({ fn, period, query, tz, set }) {
             </${Field}>
           </div>
           ${interval !== chosen
-            ? html`<p class="hint" role="status">${INTERVALS.find(([id]) => id === chosen)[1]} would make more bars than the chart has pixels: shown ${INTERVALS.find(([id]) => id === interval)[1].toLowerCase()}.</p>`
+            ? html`<p class="hint" role="status">${intervalLabel(chosen)} would make more bars than the chart has pixels: shown ${intervalLabel(interval).toLowerCase()}.</p>`
             : null}
-          ${noData ? html`<p class="notice" role="status">ℹ ${trend.error.message} for ${meter?.monitor_name ?? "this meter"} in this period.</p>` : html`<${ErrorNote} error=${trend.error} />`}
+          ${noData ? html`<p class="notice" role="status">ℹ ${trend.error?.message} for ${meter?.monitor_name ?? "this meter"} in this period.</p>` : html`<${ErrorNote} error=${trend.error} />`}
           ${trend.data === undefined && !trend.error ? html`<${Loading} what="Loading the trend" />` : null}
           ${points.length && !trend.error
             ? html`<${EnergyChart}
@@ -270,6 +272,7 @@ function Comparison({ fn, period, tz }) {
   else if (!before.data) body = html`<${Loading} what="Loading the previous period" />`;
   else {
     const prevOf = new Map(before.data.map((m) => [m.monitor_id, m.total_consumption]));
+    /** @type {{ id: string, name: string, unit: string, now: number, before: number, total?: boolean }[]} */
     const rows = [...fn.metrics].sort((a, b) => b.total_consumption - a.total_consumption).map((m) => ({ id: m.monitor_id, name: m.monitor_name, unit: m.energy_unit, now: m.total_consumption, before: prevOf.get(m.monitor_id) ?? 0 }));
     if (rows.length) rows.push({ id: "", name: "All meters", unit: fn.unit, now: sum(rows, (r) => r.now), before: sum(rows, (r) => r.before), total: true });
     const max = Math.max(0, ...rows.filter((r) => !r.total).flatMap((r) => [r.now, r.before]));

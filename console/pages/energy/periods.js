@@ -1,3 +1,4 @@
+// @ts-check
 // The periods of the Energy view and the period each is compared with, in the plant's site time
 // zone: "this month" at a plant in Pune starts at midnight in Pune whatever the browser's zone,
 // as the service's own trend buckets do (CONTRACT.md: trend buckets follow the site's timezone).
@@ -68,6 +69,18 @@ function shiftMonths(ms, tz, months) {
  * with: the same stretch of the month (or year) before for calendar periods, else the stretch
  * of equal length just before.
  */
+/**
+ * A range of time: [fromMs, toMs).
+ * @typedef {[number, number]} Range
+ */
+/**
+ * A period offered: its range for `now` in the zone `tz`, and the range compared with it (custom
+ * dates have neither).
+ * @typedef {{ id: string, label: string, range?: (now: number, tz: string) => Range, previous?: (range: Range, tz: string) => Range }} PeriodChoice
+ */
+/**
+ * @type {PeriodChoice[]}
+ */
 export const PERIODS = [
   { id: "today", label: "Today", range: (now, tz) => [dayStart(now, tz), now], previous: ([f, t], tz) => [dayStart(f, tz, -1), t - DAY] },
   { id: "7d", label: "Last 7 days", range: (now, tz) => [dayStart(now, tz, -6), now], previous: ([f, t], tz) => [dayStart(f, tz, -7), t - 7 * DAY] },
@@ -97,15 +110,19 @@ export function dateValue(ms, tz) {
  */
 export function periodOf(query, tz, now = Date.now()) {
   const minute = now - (now % 60_000);
-  const def = PERIODS.find((p) => p.id === query.period) ?? PERIODS.find((p) => p.id === "month");
+  const def = /** @type {PeriodChoice} */ (PERIODS.find((p) => p.id === query.period) ?? PERIODS.find((p) => p.id === "month"));
+  /** @type {Range} */
   let range;
   if (def.id === "custom") {
     const from = dateInput(query.from, tz);
     const to = dateInput(query.to, tz, 1);
     range = from !== null && to !== null && from < to ? [from, Math.min(to, minute)] : [dayStart(minute, tz, -6), minute];
   } else {
-    range = def.range(minute, tz);
+    // Every period but custom dates has its range.
+    range = /** @type {NonNullable<PeriodChoice["range"]>} */ (def.range)(minute, tz);
   }
+  /** @type {Range} */
+  /** @type {Range} */
   const previous = def.previous ? def.previous(range, tz) : [range[0] - (range[1] - range[0]), range[0]];
   return { id: def.id, label: def.label, range, previous };
 }
@@ -115,6 +132,7 @@ export function rangeLabel([from, to], tz) {
   const fw = wallOf(from, tz);
   const tw = wallOf(to, tz);
   const midnights = fw.hour + fw.minute === 0 && tw.hour + tw.minute === 0;
+  /** @type {Intl.DateTimeFormatOptions} */
   const opts = midnights ? { day: "numeric", month: "short", year: "numeric", timeZone: tz } : { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: tz };
   // A range ending at midnight ends with the day before it.
   const end = midnights ? to - 1 : to;
@@ -123,6 +141,7 @@ export function rangeLabel([from, to], tz) {
 
 /** Nominal length of a trend bucket, to foresee how many bars a range makes. */
 export const INTERVAL_MS = { hourly: HOUR, daily: DAY, weekly: 7 * DAY, monthly: 30.44 * DAY };
+/** @type {[id: string, label: string][]} */
 export const INTERVALS = [
   ["hourly", "Hourly"],
   ["daily", "Daily"],

@@ -1,3 +1,4 @@
+// @ts-check
 // Notebooks: the caller's Jupyter notebooks (op 62) with their schedule and last run; create
 // (op 58), rename (op 60, body `notebook_name`), run (op 64), schedule and unschedule (ops 65,
 // 66), delete (op 59, confirmed first); a notebook's cells, written here and saved through the
@@ -161,7 +162,7 @@ function RunOutput({ notebook }) {
 /** The notebook's cells as text areas: enough to write a short analysis and run it from here. */
 function CellsEditor({ notebook }) {
   const source = useData(() => get(path(notebook.notebook_id, "/_content")), [notebook.notebook_id]);
-  const [cells, setCells] = useState(null);
+  const [cells, setCells] = useState(/** @type {any[] | null} */ (null));
   useEffect(() => {
     if (source.data) setCells((source.data.cells ?? []).map((c) => ({ cell_type: c.cell_type === "markdown" ? "markdown" : "code", source: text(c.source) })));
   }, [source.data]);
@@ -169,7 +170,10 @@ function CellsEditor({ notebook }) {
     const answer = await put(path(notebook.notebook_id, "/_content"), { cells: cells ?? [] });
     return answer;
   });
-  const change = (i, patch) => setCells((list) => list.map((c, j) => (j === i ? { ...c, ...patch } : c)));
+  // The cells' controls are drawn only once the cells are loaded: `list` is never null in them.
+  /** @type {(list: any[] | null) => any[]} */
+  const loaded = (list) => /** @type {any[]} */ (list);
+  const change = (i, patch) => setCells((list) => loaded(list).map((c, j) => (j === i ? { ...c, ...patch } : c)));
   if (source.error) return html`<${ErrorNote} error=${source.error} />`;
   if (!cells) return html`<${Loading} what="Loading the cells" />`;
   return html`<form onSubmit=${form.onSubmit} aria-label="Cells">
@@ -182,7 +186,7 @@ function CellsEditor({ notebook }) {
               <option value="code">Code</option>
               <option value="markdown">Text (Markdown)</option>
             </${Field}>
-            <button type="button" class="link" onClick=${() => setCells((list) => list.filter((_c, j) => j !== i))}>Remove cell ${i + 1}</button>
+            <button type="button" class="link" onClick=${() => setCells((list) => loaded(list).filter((_c, j) => j !== i))}>Remove cell ${i + 1}</button>
           </div>
           <${Field}
             label=${`Cell ${i + 1}`}
@@ -198,7 +202,7 @@ function CellsEditor({ notebook }) {
       )}
     </ol>
     <div class="row">
-      <button type="button" onClick=${() => setCells((list) => [...list, { cell_type: "code", source: "" }])}>Add cell</button>
+      <button type="button" onClick=${() => setCells((list) => [...loaded(list), { cell_type: "code", source: "" }])}>Add cell</button>
       <button type="submit" class="primary" disabled=${form.busy}>Save cells</button>
     </div>
     <${FormResult} error=${form.error} done=${form.done} />
@@ -206,7 +210,7 @@ function CellsEditor({ notebook }) {
 }
 
 function NotebookDetail({ notebook, onChanged, onDeleted }) {
-  const [runAnswer, setRunAnswer] = useState(null);
+  const [runAnswer, setRunAnswer] = useState(/** @type {{ ok?: string, error?: unknown } | null} */ (null));
   const [running, setRunning] = useState(false);
   // "Run queued" is true only until the run ends; its output then speaks for it.
   const runStatus = notebook.attributes?.last_run_status;
@@ -226,7 +230,7 @@ function NotebookDetail({ notebook, onChanged, onDeleted }) {
       setRunning(false);
     }
   };
-  const [deleteError, setDeleteError] = useState(null);
+  const [deleteError, setDeleteError] = useState(/** @type {unknown} */ (null));
   const remove = async () => {
     if (!window.confirm(`Delete ${notebook.notebook_name}? Its file and its last run's output are deleted too.`)) return;
     setDeleteError(null);
@@ -282,7 +286,7 @@ export function Notebooks({ user, route }) {
   // Looked at more often while a run is under way, so that its end shows without a reload.
   const anyPending = notebooks.some(pending);
   useEffect(() => setRefreshMs(anyPending ? POLL_MS : REFRESH_MS), [anyPending]);
-  const [created, setCreated] = useState({ busy: false, error: null });
+  const [created, setCreated] = useState(/** @type {{ busy: boolean, error: unknown }} */ ({ busy: false, error: null }));
   const create = async () => {
     setCreated({ busy: true, error: null });
     try {

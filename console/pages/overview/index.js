@@ -1,3 +1,4 @@
+// @ts-check
 // Overview: the caller's sites → plants → functions → assets, with live health (the CM status of
 // each asset, the active alerts of each function by severity), refreshed every 10 s without a
 // reload. Only what deviates is coloured.

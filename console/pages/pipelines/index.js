@@ -1,3 +1,4 @@
+// @ts-check
 // Pipelines: a plant's gateways and collectors (op 54) with their status in words, how long ago
 // each component was heard (coloured only when stale), their event counts and last actions;
 // Start / Stop (op 56) answered in the service's words; a chosen pipeline's registered monitors
@@ -173,7 +174,7 @@ export function Pipelines({ user, route }) {
   const plantId = route.query.plant_id || plants.data?.[0]?.plant_id;
   const selectedId = route.parts[1] ?? null;
   const list = useData(() => (plantId ? get("/_config/pipelines/_list", { plant_id: plantId }) : Promise.resolve(undefined)), [plantId], REFRESH_MS);
-  const [answer, setAnswer] = useState(null);
+  const [answer, setAnswer] = useState(/** @type {{ ok?: string, error?: unknown } | null} */ (null));
   const [busy, setBusy] = useState(false);
 
   const act = async (pipeline, action) => {

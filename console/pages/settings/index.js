@@ -1,3 +1,4 @@
+// @ts-check
 // Settings (issue 18, for the admin types): the configuration a plant's administrator keeps, one
 // section per kind of record, as `#/settings/<section>` (the sections are in app.js's route
 // table). Each section lists its records and creates, edits and deletes them through the

@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: monitors and their tags with thresholds (spec ops 17-22). A tag's thresholds are the
 // levels the CM values are coloured by (CONTRACT.md: below operational normal, then caution,
 // warning, and critical at or above warning), in the tag's unit.

@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: pipelines (spec ops 46-55) — an edge gateway reading Modbus RTU slaves, or a
 // third-party integration sending through the ingestion API. Create with the fields each kind
 // requires, edit the name and tags, delete. The ingest key a create answers is shown once.
@@ -129,8 +130,8 @@ function EdgeCreate({ start, onDone, onCancel, show }) {
     previous_version: "",
   });
   const [fft, setFft] = useState(false);
-  const [tags, setTags] = useState([]);
-  const [slaves, setSlaves] = useState([]);
+  const [tags, setTags] = useState(/** @type {any[]} */ ([]));
+  const [slaves, setSlaves] = useState(/** @type {{ monitor_id: string, slave_id: string }[]} */ ([]));
   const monitors = useFunctionMonitors(place.function_id);
   const bind = binder(v, setV);
   const fields = TAG_FIELDS["Modbus RTU"];
@@ -227,7 +228,7 @@ function ThirdPartyCreate({ start, onDone, onCancel, show }) {
   const [place, choose] = usePlace(start);
   const [v, setV] = useState({ pipeline_name: "", data_type: "Process", data_source: "Third-Party-Apps", subtype: "OPC-UA", mac_address: "", sampling_rate: "" });
   const [extra, setExtra] = useState({});
-  const [tags, setTags] = useState([]);
+  const [tags, setTags] = useState(/** @type {any[]} */ ([]));
   const bind = binder(v, setV);
   const fields = TAG_FIELDS.thirdparty;
   const subtypeFields = THIRD_PARTY_SETTINGS[v.subtype] ?? [];

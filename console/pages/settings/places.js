@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: the hierarchy a plant is described by — sites, plants, functions and assets (spec ops
 // 11-16, 23-37). Each form sends the spec's body and shows the service's answer.
 import { useState } from "preact/hooks";

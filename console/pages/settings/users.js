@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: users, their type, place and modules (spec ops 38-42). The user types offered are the
 // ones the caller may create (CONTRACT.md "Who may do what"); the service has the last word.
 import { useState } from "preact/hooks";

@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: watchers and their triggers (spec ops 1-6, every trigger field of the spec and of
 // EXTENSIONS.md §1: deadband, clear delay, no-data, re-notify, escalation tiers), and a watcher's
 // maintenance windows (`_suppress`). A watcher watches one gateway's readings.
@@ -240,8 +241,8 @@ const isoOf = (local) => (local ? new Date(local).toISOString() : "");
 function Windows({ watcher }) {
   const fetched = useData(() => get(`/_alerting/watchers/${enc(watcher.watcher_id)}`), [watcher.watcher_id]);
   const [v, setV] = useState({ from: "", to: "", reason: "" });
-  const [notice, setNotice] = useState(null);
-  const [failure, setFailure] = useState(null);
+  const [notice, setNotice] = useState(/** @type {string | null} */ (null));
+  const [failure, setFailure] = useState(/** @type {unknown} */ (null));
   const submit = useSubmit(
     async () => {
       await post(`/_alerting/watchers/${enc(watcher.watcher_id)}/_suppress`, compact({ from: isoOf(v.from), to: isoOf(v.to), reason: v.reason }));
@@ -302,7 +303,7 @@ function Windows({ watcher }) {
         <${Field} label="Reason" name="reason" error=${e} ...${bind("reason")} />
         <div class="field"><span class="hint"> </span><button type="submit" disabled=${submit.busy}>Add window</button></div>
       </div>
-      ${e && !["from", "to", "reason"].includes(e.field) ? html`<${ErrorNote} error=${e} />` : null}
+      ${e && !/** @type {(string | null | undefined)[]} */ (["from", "to", "reason"]).includes(e.field) ? html`<${ErrorNote} error=${e} />` : null}
     </form>
   </section>`;
 }
