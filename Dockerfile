@@ -35,6 +35,8 @@ COPY bin ./bin
 COPY lib ./lib
 COPY mixins ./mixins
 COPY services ./services
+# The browser console's files, served by the api (services/api/console.ts).
+COPY console ./console
 COPY repl ./repl
 # The image's own `node` user (uid 1000); only the data folder is writable.
 RUN mkdir -p /app/data && chown node:node /app/data

@@ -1,7 +1,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "data/", "coverage/", "test/artifacts/", "**/*.js", "!services/api/console/**/*.js", "**/*.mjs"] },
+  { ignores: ["node_modules/", "dist/", "data/", "coverage/", "test/artifacts/", "**/*.js", "!console/**/*.js", "**/*.mjs"] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -15,7 +15,7 @@ export default tseslint.config(
   },
   {
     // The console's modules run in the browser as they are (no build): the checks that need no types.
-    files: ["services/api/console/**/*.js"],
+    files: ["console/**/*.js"],
     languageOptions: {
       sourceType: "module",
       globals: Object.fromEntries(

@@ -6,7 +6,7 @@
  *      by SQL, with their rollups) and one capture of 65,536 samples (a spectrum of 32,768 bins).
  *   2. Time to first meaningful paint, BENCH_CONSOLE_LOADS (10) loads each, median and max, from
  *      the navigation's start: the overview (its tree drawn) and the asset page (its first trend
- *      drawn with data: chart.js marks the frame). Cold: a new browser context each load (empty
+ *      drawn with data: console/lib/chart.js marks the frame). Cold: a new browser context each load (empty
  *      cache, the session cookie set); warm: the same context reloaded (a user's second visit).
  *      Target: < 1.5 s.
  *   3. JavaScript shipped for the first view: the gzip bytes of every script the overview's cold

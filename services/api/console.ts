@@ -1,7 +1,7 @@
 /**
  * The console (EXTENSIONS.md §3): a single page served by the gateway at `/`, its modules under
  * `/console/`. Plain ES modules, no build step and no CDN (a plant's network often has no
- * internet): the page's own files from services/api/console/, and the three libraries it uses
+ * internet): the page's own files from the repository's console/ folder, and the three libraries it uses
  * (preact, htm, uPlot) straight from node_modules, mapped by the page's import map.
  *
  * Files are read once, at the first request, and kept with their gzip; an ETag lets a browser
@@ -14,7 +14,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 
-const HERE = path.join(__dirname, "console");
+/** The console's folder, at the repository's top (console/), two levels above this file. */
+const HERE = path.join(__dirname, "..", "..", "console");
 
 /** A file of an installed package, by its folder (found from the package's main file: not every package exports its package.json). */
 const fromPackage = (pkg: string, file: string): string => path.join(path.dirname(require.resolve(pkg)), file);

@@ -1,0 +1,218 @@
+// @ts-check
+// Charts on uPlot (small and fast: a canvas, no DOM per point). No chart is drawn from more
+// points than it has pixels: trends ask the history route for about one bucket per pixel
+// (`pointsFor`), and zooming asks again for the narrower range (more detail as one zooms).
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import { html } from "./ui.js";
+
+const GREY = "#4d5963";
+/** uPlot's bar paths; its types mark the builder optional, its ESM build always has it. */
+export const bars = /** @type {NonNullable<typeof uPlot.paths.bars>} */ (uPlot.paths.bars);
+const BAND = "rgba(77, 89, 99, 0.15)";
+export const THRESHOLD_COLORS = { caution: "#c66a00", warning: "#c01c28", high: "#c01c28", medium: "#c66a00", low: "#8a7300" };
+
+/** Buckets to ask for a chart `width` pixels wide: one per pixel, within the route's 1..10000. */
+export const pointsFor = (width) => Math.max(10, Math.min(10_000, Math.round(width || 800)));
+
+/** Width of an element, or a default before layout. */
+const widthOf = (el) => Math.max(280, Math.floor(el?.clientWidth || 800));
+
+/**
+ * Mounts a uPlot in the returned ref's element with `makeOpts(width)` and `data`, re-made when
+ * `key` changes and given new data otherwise; resized with its container.
+ * @param {(width: number) => uPlot.Options} makeOpts
+ * @param {uPlot.AlignedData} data
+ * @param {unknown} key
+ */
+export function usePlot(makeOpts, data, key) {
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const plot = useRef(/** @type {uPlot | null} */ (null));
+  useEffect(() => {
+    if (!box.current) return undefined;
+    plot.current = new uPlot(makeOpts(widthOf(box.current)), data, box.current);
+    const ro = new ResizeObserver(() => plot.current?.setSize({ width: widthOf(box.current), height: plot.current.height }));
+    ro.observe(box.current);
+    return () => {
+      ro.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [key]);
+  useEffect(() => {
+    if (plot.current) plot.current.setData(data);
+  }, [data]);
+  return box;
+}
+
+/**
+ * Marks a chart's element with the time (performance.now(), ms since the page's start) of the
+ * first frame painted with data: the "first meaningful paint" bench:console reads.
+ */
+function usePaintedMark(box, count) {
+  useEffect(() => {
+    const el = box.current;
+    if (!el || count === 0 || el.dataset.paintedAt) return;
+    requestAnimationFrame(() => {
+      el.dataset.paintedAt = String(Math.round(performance.now()));
+    });
+  }, [count]);
+}
+
+/** Draws horizontal lines (thresholds) across the plot, labelled at the right. */
+function thresholdsPlugin(lines) {
+  return {
+    hooks: {
+      draw: [
+        (u) => {
+          const { ctx } = u;
+          const { left, top, width, height } = u.bbox;
+          ctx.save();
+          for (const line of lines) {
+            const y = u.valToPos(line.value, "y", true);
+            if (y < top || y > top + height) continue;
+            ctx.strokeStyle = line.color ?? THRESHOLD_COLORS.warning;
+            ctx.setLineDash([6, 4]);
+            ctx.lineWidth = 1.5 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(left, y);
+            ctx.lineTo(left + width, y);
+            ctx.stroke();
+            ctx.setLineDash([]);
+            ctx.fillStyle = ctx.strokeStyle;
+            ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+            ctx.textAlign = "right";
+            ctx.fillText(line.label, left + width - 4, y - 4);
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/** Draws vertical markers (an alert's opening, a chosen capture). */
+function markersPlugin(markers) {
+  return {
+    hooks: {
+      draw: [
+        (u) => {
+          const { ctx } = u;
+          const { top, height } = u.bbox;
+          ctx.save();
+          for (const m of markers) {
+            const x = u.valToPos(m.at / 1000, "x", true);
+            ctx.strokeStyle = m.color ?? "#1a5fb4";
+            ctx.lineWidth = 1.5 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(x, top);
+            ctx.lineTo(x, top + height);
+            ctx.stroke();
+            ctx.fillStyle = ctx.strokeStyle;
+            ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+            ctx.fillText(m.label, x + 4, top + 12 * devicePixelRatio);
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/** The y range of the data widened to hold the limits, unless a limit is far off (it would flatten the trend). */
+/** @returns {[number, number]} */
+function yRangeWith(min, max, thresholds) {
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  const span = Math.max(max - min, Math.abs(max) * 0.05, 1e-6);
+  let lo = min;
+  let hi = max;
+  for (const t of thresholds) {
+    if (t.value > hi && t.value - min <= 4 * span) hi = t.value;
+    if (t.value < lo && max - t.value <= 4 * span) lo = t.value;
+  }
+  const pad = (hi - lo) * 0.06 || 1;
+  return [lo - pad, hi + pad];
+}
+
+/**
+ * A trend of one tag from a history answer (EXTENSIONS.md §2): the mean as a line, min..max as a
+ * band (so that a spike survives the zoom-out), thresholds as dashed lines, markers as verticals.
+ * Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches that range
+ * again at one bucket per pixel.
+ */
+export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title }) {
+  const points = history?.points ?? [];
+  const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
+  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}`;
+  let zoomedAt = 0;
+  const box = usePlot(
+    (width) => ({
+      width,
+      height,
+      title,
+      cursor: { drag: { x: true, y: false, setScale: false } },
+      // The limits stay in view (ISA-101: a value is read against its limits), within 4× the data's span.
+      scales: { x: { time: true }, y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) } },
+      axes: [{}, { label: unit, size: 60 }],
+      series: [
+        {},
+        { label, stroke: GREY, width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+        { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+      ],
+      bands: [{ series: [3, 2], fill: BAND }],
+      plugins: [thresholdsPlugin(thresholds), markersPlugin(markers)],
+      hooks: {
+        setSelect: [
+          (u) => {
+            if (u.select.width < 3) return;
+            const from = u.posToVal(u.select.left, "x") * 1000;
+            const to = u.posToVal(u.select.left + u.select.width, "x") * 1000;
+            u.setSelect({ left: 0, width: 0, top: 0, height: 0 }, false);
+            zoomedAt = performance.now();
+            onZoom?.(Math.round(from), Math.round(to));
+          },
+        ],
+        ready: [
+          (u) => {
+            if (!onPick) return;
+            u.over.addEventListener("click", () => {
+              // The mouse-up that ends a drag-to-zoom is also a click: not a pick.
+              if (performance.now() - zoomedAt < 300) return;
+              const idx = u.cursor.idx;
+              if (idx !== null && idx !== undefined) onPick(Math.round(u.data[0][idx] * 1000));
+            });
+          },
+        ],
+      },
+    }),
+    data,
+    key,
+  );
+  usePaintedMark(box, points.length);
+  return html`<div class="chart" ref=${box} role="img" aria-label=${`${title ?? label} trend, ${points.length} points${unit ? ` in ${unit}` : ""}`}></div>`;
+}
+
+/**
+ * Bars over time (alarm rate per 10 minutes, energy per interval): `times` epoch ms, `values`,
+ * an optional `limit` line (e.g. the flood threshold of 10 per 10 minutes).
+ */
+export function BarChart({ times, values, unit = "", label = "value", limit, height = 200, title }) {
+  const data = [times.map((t) => t / 1000), values];
+  const key = `${label}|${unit}|${limit?.value}|${height}`;
+  const box = usePlot(
+    (width) => ({
+      width,
+      height,
+      title,
+      // Bars start at zero: a bar's height is its amount (a 1 % difference must not look like double).
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max ?? 0, limit?.value ?? 0, 1e-9) * 1.1] } },
+      axes: [{}, { label: unit, size: 50 }],
+      series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
+      plugins: limit ? [thresholdsPlugin([limit])] : [],
+    }),
+    data,
+    key,
+  );
+  return html`<div class="chart" ref=${box} role="img" aria-label=${`${title ?? label} chart`}></div>`;
+}

@@ -1,0 +1,6 @@
+// @ts-check
+// Alerts (issue 18 item 3): the board (`#/alerts`), the alarm system's performance
+// (`#/alerts/kpi`) and one alert's page (`#/alerts/<alert_id>`), routed by app.js's table.
+export { AlertBoard } from "./board.js";
+export { AlertKpi } from "./kpi.js";
+export { AlertPage } from "./alert.js";

@@ -1,0 +1,214 @@
+// @ts-check
+// The asset page (`#/assets/<asset_id>`): the asset and its condition-monitoring health, the fault
+// summary, its monitors' latest values against their thresholds with a last-hour trend beside each,
+// the trend of any tag with zoom, and the vibration spectra (spectrum.js).
+// Each section loads and refreshes its own data, so a refresh of the values redraws no chart.
+import { useState } from "preact/hooks";
+import { get } from "../../lib/api.js";
+import { Sparkline, TrendSection, limitOf } from "./trend.js";
+import { SpectrumSection } from "./spectrum.js";
+import { ErrorNote, Loading, Page, Status, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
+
+const VALUES_MS = 5_000;
+const HEALTH_MS = 10_000;
+const SUMMARY_MS = 30_000;
+
+/** Keys of an op 72 item that are not tag names. */
+const NOT_TAGS = new Set(["monitor_id", "monitor_name", "timestamp"]);
+
+/**
+ * The asset's monitors with their tags (units, thresholds) from the configuration (ops 21, 20).
+ * A user without the Configuration module reads them from the latest values (op 72): names only.
+ */
+async function loadMonitors(assetId) {
+  try {
+    const list = await get("/_config/monitors/_list", { asset_id: assetId });
+    const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
+    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway }));
+  } catch (e) {
+    const latest = await get("/_cm/monitors/_list", { asset_id: assetId }).catch(() => {
+      throw e;
+    });
+    return latest.map((m) => ({
+      monitor_id: m.monitor_id,
+      monitor_name: m.monitor_name,
+      monitor_type: "",
+      tags: Object.keys(m)
+        .filter((k) => !NOT_TAGS.has(k))
+        .map((k) => ({ tag_name: k, tag_unit: "", thresholds: {} })),
+    }));
+  }
+}
+
+/**
+ * A value's state in words beside its colour (ISA-101: never colour alone). Past warning and past
+ * caution are abnormal and coloured; above operational is still normal for the service (its asset
+ * status counts it so), so it stays grey and says so in words.
+ */
+export function valueState(color, value) {
+  if (value === null || value === undefined) return { tone: "stale", word: "No data" };
+  switch (color) {
+    case "red":
+      return { tone: toneOfColor(color), word: "Above warning" };
+    case "orange":
+      return { tone: toneOfColor(color), word: "Above caution" };
+    case "yellow":
+      return { tone: "normal", word: "Above operational" };
+    case "green":
+      return { tone: "normal", word: "Normal" };
+    default:
+      return { tone: "normal", word: "No limits set" };
+  }
+}
+
+function limitsText(thresholds, unit) {
+  const parts = ["operational", "caution", "warning"].map((k) => [k, limitOf(thresholds, k)]).filter(([, v]) => v !== undefined);
+  if (parts.length === 0) return html`<span class="muted">none</span>`;
+  return html`${parts.map(([k, v], i) => html`<span class="limit"><span class="small muted">${k}</span> ${num(v, unit)}</span>${i < parts.length - 1 ? " · " : ""}`)}`;
+}
+
+function AssetFacts({ asset, cm, summary }) {
+  const attrs = asset?.attributes ?? {};
+  const facts = [
+    ["Machine type", attrs.machine_type],
+    ["Running speed", attrs.rotating_speed ? `${num(attrs.rotating_speed, "rpm", 0)} (${num(attrs.rotating_speed / 60, "Hz", 2)})` : undefined],
+    ["Power", attrs.kw ? num(attrs.kw, "kW") : undefined],
+    ["Manufacturer", attrs.manufacturer],
+    ["Model", attrs.machine_model],
+    ["Serial no.", attrs.serial_no],
+    ["Category", asset?.asset_category],
+    ["Critical asset", asset?.is_critical],
+  ].filter(([, v]) => v !== undefined && v !== null && v !== "");
+  const status = cm?.asset_status;
+  const tone = status === "critical" ? "critical" : status === "warning" ? "warning" : "normal";
+  return html`<div class="asset-head">
+    <section class="card" aria-labelledby="health-title">
+      <h2 id="health-title">Health</h2>
+      ${cm
+        ? html`<p class="asset-status"><${Status} tone=${tone}>${status ? `${status[0].toUpperCase()}${status.slice(1)}` : "Normal"}</${Status}>
+            ${cm.event_id
+              ? html` <span>${cm.event_label}</span> <span class="muted small">since ${time(Number(cm.event_start) * 1000)} · ${cm.event_status}${cm.event_assignee ? ` · ${cm.event_assignee}` : ""}</span>`
+              : html` <span class="muted small">no open event</span>`}
+          </p>
+          <p>Faults: ${cm.asset_faults?.length ? html`<strong>${cm.asset_faults.join(", ")}</strong>` : html`<span class="muted">none found in the latest spectra</span>`}</p>`
+        : html`<p class="muted">Condition monitoring not available.</p>`}
+      ${facts.length
+        ? html`<dl class="facts">${facts.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`
+        : null}
+    </section>
+    <section class="card" aria-labelledby="summary-title">
+      <h2 id="summary-title">Fault summary</h2>
+      ${summary === undefined ? html`<${Loading} />` : null}
+      ${summary && summary.length === 0 ? html`<p class="muted">No spectrum yet: the summary is made from each monitor's latest vibration captures.</p>` : null}
+      ${(summary ?? []).map(
+        (s) => html`<div class="summary">
+          <h3>${s.monitor_name} <span class="muted small">${time(s.Timestamp)}</span></h3>
+          <ul>${String(s.summary ?? "").split("\n").filter(Boolean).map((line) => html`<li>${line}</li>`)}</ul>
+        </div>`,
+      )}
+    </section>
+  </div>`;
+}
+
+/** The latest value of every tag of every monitor, refreshed every few seconds, a trend beside each. */
+function LatestValues({ assetId, monitors, onTrend, selected }) {
+  const { data, error } = useData(() => get("/_cm/monitors/_list", { asset_id: assetId }), [assetId], VALUES_MS);
+  const byMonitor = new Map((data ?? []).map((m) => [m.monitor_id, m]));
+  return html`<div class="values">
+    <${ErrorNote} error=${error} />
+    <table class="grid values-table">
+      <caption>Latest values, refreshed every ${VALUES_MS / 1000} s</caption>
+      <thead>
+        <tr>
+          <th scope="col">Tag</th>
+          <th scope="col" class="num">Value</th>
+          <th scope="col">State</th>
+          <th scope="col">Last hour</th>
+          <th scope="col">Limits</th>
+          <th scope="col"><span class="visually-hidden">Trend</span></th>
+        </tr>
+      </thead>
+      ${monitors.map((m) => {
+        const latest = byMonitor.get(m.monitor_id);
+        return html`<tbody key=${m.monitor_id}>
+          <tr class="monitor-row">
+            <th scope="rowgroup" colspan="6">
+              ${m.monitor_name} <span class="muted small">${m.monitor_type}${latest?.timestamp ? ` · updated ${time(latest.timestamp, true)}` : latest ? " · no reading yet" : ""}</span>
+            </th>
+          </tr>
+          ${m.tags.map((t) => {
+            const v = latest?.[t.tag_name];
+            const state = valueState(v?.color, v?.value);
+            const isShown = selected?.monitor_id === m.monitor_id && selected?.tag === t.tag_name;
+            return html`<tr key=${t.tag_name} class=${`tag-row tone-row-${state.tone}`} data-tag=${t.tag_name}>
+              <th scope="row" class="tag-name">${t.tag_name}${t.tag_desc ? html` <span class="muted small">${t.tag_desc}</span>` : null}</th>
+              <td class=${`num value tone-${state.tone}`}>${latest ? num(v?.value, t.tag_unit, 3) : "…"}</td>
+              <td><${Status} tone=${state.tone}>${state.word}</${Status}></td>
+              <td><${Sparkline} monitorId=${m.monitor_id} tag=${t.tag_name} unit=${t.tag_unit} thresholds=${t.thresholds} /></td>
+              <td class="limits">${limitsText(t.thresholds, t.tag_unit)}</td>
+              <td>
+                <button type="button" class="small-button" aria-pressed=${isShown ? "true" : "false"} aria-label=${`Trend of ${t.tag_name} (${m.monitor_name})`}
+                  onClick=${() => onTrend({ monitor_id: m.monitor_id, tag: t.tag_name })}>Trend</button>
+              </td>
+            </tr>`;
+          })}
+          ${m.tags.length === 0 ? html`<tr><td colspan="6" class="muted">No tags configured.</td></tr>` : null}
+        </tbody>`;
+      })}
+    </table>
+  </div>`;
+}
+
+/** `#/assets/<asset_id>`: `id` is the asset's. */
+export function AssetPage({ user, id: assetId }) {
+  const cmModule = user.modules.includes("Condition Monitoring");
+  const asset = useData(() => get(`/_config/assets/${encodeURIComponent(assetId)}`), [assetId]);
+  const cm = useData(() => (cmModule ? get(`/_cm/assets/${encodeURIComponent(assetId)}`) : Promise.resolve(null)), [assetId], HEALTH_MS);
+  const summary = useData(() => (cmModule ? get("/_cm/fft/_summary", { asset_id: assetId }) : Promise.resolve([])), [assetId], SUMMARY_MS);
+  const monitors = useData(() => loadMonitors(assetId), [assetId]);
+  const [trend, setTrend] = useState(/** @type {{ monitor_id: string, tag: string } | null} */ (null));
+  const [picked, setPicked] = useState(/** @type {{ at: number } | null} */ (null));
+
+  const name = asset.data?.asset_name ?? cm.data?.asset_name;
+  const place = asset.data ? `${asset.data.site_name} › ${asset.data.plant_name} › ${asset.data.function_name}` : "";
+  const tools = html`<a href=${href("assets")}>All assets</a><span class="muted small">${place}</span>`;
+  const mons = monitors.data ?? [];
+  const chooseTrend = (sel) => {
+    setTrend(sel);
+    document.getElementById("trend-title")?.scrollIntoView({ block: "start", behavior: "smooth" });
+  };
+  if (!name && (asset.error || cm.error) && !asset.loading) {
+    return html`<${Page} title="Asset"><${ErrorNote} error=${asset.error ?? cm.error} /><p><a href=${href("assets")}>All assets</a></p></${Page}>`;
+  }
+  return html`<${Page} title=${name ?? "Asset"} tools=${tools}>
+    ${!name ? html`<${Loading} what="Loading the asset" />` : null}
+    <${AssetFacts} asset=${asset.data} cm=${cmModule ? cm.data : null} summary=${cmModule ? summary.data : []} />
+    <${ErrorNote} error=${cm.error ?? summary.error} />
+    <section aria-labelledby="values-title">
+      <h2 id="values-title">Monitors and latest values</h2>
+      <${ErrorNote} error=${monitors.error} />
+      ${monitors.data === undefined && !monitors.error ? html`<${Loading} what="Loading the monitors" />` : null}
+      ${monitors.data && mons.length === 0 ? html`<p class="muted">No monitor is attached to this asset.</p>` : null}
+      ${mons.length > 0 && cmModule ? html`<${LatestValues} assetId=${assetId} monitors=${mons} onTrend=${chooseTrend} selected=${trend} />` : null}
+    </section>
+    ${mons.length > 0 && !cmModule ? html`<p class="muted">Latest values, trends and spectra need the Condition Monitoring module.</p>` : null}
+    ${mons.length > 0 && cmModule
+      ? html`<section aria-labelledby="trend-title" class="card">
+          <h2 id="trend-title">Trend</h2>
+          <${TrendSection}
+            monitors=${mons}
+            selected=${trend}
+            onSelect=${setTrend}
+            onPick=${(at) => setPicked({ at })}
+            marker=${picked ? { at: picked.at, label: "spectrum", color: "#1a5fb4" } : null}
+          />
+        </section>`
+      : null}
+    ${mons.length > 0 && cmModule
+      ? html`<section aria-labelledby="spectrum-title" class="card">
+          <h2 id="spectrum-title">Spectrum</h2>
+          <${SpectrumSection} monitors=${mons} picked=${picked} />
+        </section>`
+      : null}
+  </${Page}>`;
+}

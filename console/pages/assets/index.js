@@ -1,0 +1,163 @@
+// @ts-check
+// Assets (issue 18 item 4). `#/assets`: the caller's assets, chosen by site, plant and function or
+// all of them in scope, with their condition-monitoring health in words, the abnormal first.
+// `#/assets/<asset_id>`: the asset page (asset.js). Both are routed by app.js's table.
+import { useState } from "preact/hooks";
+import { get } from "../../lib/api.js";
+import { ErrorNote, Field, Loading, Page, Status, Table, html, href, time, useData } from "../../lib/ui.js";
+
+const REFRESH_MS = 10_000;
+
+/** Sites → plants → functions of the caller's scope: the choices of the filter. */
+async function loadPlaces() {
+  const sites = await get("/_config/sites/_list");
+  return Promise.all(
+    sites.map(async (site) => {
+      const plants = await get("/_config/plants/_list", { site_id: site.site_id });
+      return {
+        ...site,
+        plants: await Promise.all(plants.map(async (plant) => ({ ...plant, functions: await get("/_config/functions/_list", { plant_id: plant.plant_id }) }))),
+      };
+    }),
+  );
+}
+
+/** The functions the filter keeps, each with its site and plant. */
+function chosenFunctions(places, { site_id, plant_id, function_id }) {
+  const out = [];
+  for (const site of places) {
+    if (site_id && site.site_id !== site_id) continue;
+    for (const plant of site.plants) {
+      if (plant_id && plant.plant_id !== plant_id) continue;
+      for (const fn of plant.functions) {
+        if (function_id && fn.function_id !== function_id) continue;
+        out.push({ site, plant, fn });
+      }
+    }
+  }
+  return out;
+}
+
+/** The assets of those functions with their CM health (op 74), the requests of each function in parallel. */
+async function loadAssets(functions, withHealth) {
+  const lists = await Promise.all(
+    functions.map(async ({ site, plant, fn }) => {
+      const [assets, health] = await Promise.all([
+        get("/_config/assets/_list", { function_id: fn.function_id }),
+        withHealth ? get("/_cm/assets/_list", { function_id: fn.function_id }) : [],
+      ]);
+      const healthOf = new Map(health.map((h) => [h.asset_id, h]));
+      return assets.map((a) => ({ ...a, site_name: site.site_name, plant_name: plant.plant_name, function_name: fn.function_name, health: healthOf.get(a.asset_id) }));
+    }),
+  );
+  return lists.flat();
+}
+
+const RANK = { critical: 0, warning: 1 };
+const rankOf = (a) => RANK[a.health?.asset_status] ?? 2;
+
+/** An asset's CM health: "Normal" in grey, "Warning"/"Critical" with colour and symbol. */
+export function AssetHealth({ health }) {
+  if (!health) return html`<span class="muted">—</span>`;
+  const status = health.asset_status;
+  if (!status) return html`<${Status} tone="normal">Normal</${Status}>`;
+  const tone = status === "critical" ? "critical" : "warning";
+  return html`<${Status} tone=${tone}>${status[0].toUpperCase()}${status.slice(1)}</${Status}>`;
+}
+
+function Filters({ places, filter, onChange }) {
+  const sites = places;
+  const plants = sites.filter((s) => !filter.site_id || s.site_id === filter.site_id).flatMap((s) => s.plants);
+  const functions = plants.filter((p) => !filter.plant_id || p.plant_id === filter.plant_id).flatMap((p) => p.functions);
+  return html`<form class="row asset-filters" onSubmit=${(e) => e.preventDefault()} aria-label="Choose assets">
+    <${Field} label="Site" name="site_id" as="select" value=${filter.site_id ?? ""} onChange=${(e) => onChange({ site_id: e.currentTarget.value })}>
+      <option value="">All sites</option>
+      ${sites.map((s) => html`<option value=${s.site_id}>${s.site_name}</option>`)}
+    </${Field}>
+    <${Field} label="Plant" name="plant_id" as="select" value=${filter.plant_id ?? ""} onChange=${(e) => onChange({ site_id: filter.site_id, plant_id: e.currentTarget.value })}>
+      <option value="">All plants</option>
+      ${plants.map((p) => html`<option value=${p.plant_id}>${p.plant_name}</option>`)}
+    </${Field}>
+    <${Field}
+      label="Function"
+      name="function_id"
+      as="select"
+      value=${filter.function_id ?? ""}
+      onChange=${(e) => onChange({ site_id: filter.site_id, plant_id: filter.plant_id, function_id: e.currentTarget.value })}
+    >
+      <option value="">All functions</option>
+      ${functions.map((f) => html`<option value=${f.function_id}>${f.function_name}</option>`)}
+    </${Field}>
+  </form>`;
+}
+
+/** "3 assets: 1 critical, 2 normal". */
+function countsOf(assets) {
+  const n = { critical: 0, warning: 0, normal: 0 };
+  for (const a of assets) n[a.health?.asset_status || "normal"] = (n[a.health?.asset_status || "normal"] ?? 0) + 1;
+  const parts = ["critical", "warning", "normal"].filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
+  return `${assets.length} asset${assets.length === 1 ? "" : "s"}${parts.length ? `: ${parts.join(", ")}` : ""}`;
+}
+
+function AssetTable({ assets, withHealth }) {
+  const columns = [
+    { label: "Asset", cell: (a) => html`<a href=${href("assets", a.asset_id)}>${a.asset_name}</a>` },
+    ...(withHealth
+      ? [
+          { label: "Health", cell: (a) => html`<${AssetHealth} health=${a.health} />` },
+          { label: "Faults", cell: (a) => (a.health?.asset_faults?.length ? a.health.asset_faults.join(", ") : html`<span class="muted">none found</span>`) },
+          {
+            label: "Event",
+            cell: (a) =>
+              a.health?.event_id
+                ? html`${a.health.event_label} <span class="muted small">since ${time(Number(a.health.event_start) * 1000)} · ${a.health.event_status}</span>`
+                : html`<span class="muted">—</span>`,
+          },
+        ]
+      : []),
+    { label: "Critical asset", cell: (a) => a.is_critical },
+    { label: "Category", cell: (a) => a.asset_category },
+    { label: "Monitors", num: true, cell: (a) => a.monitor_count },
+    { label: "Function", cell: (a) => a.function_name },
+    { label: "Plant", cell: (a) => a.plant_name },
+    { label: "Site", cell: (a) => a.site_name },
+  ];
+  return html`<${Table} caption=${countsOf(assets)} columns=${columns} rows=${assets} rowKey=${(a) => a.asset_id} empty="No asset here." />`;
+}
+
+export function AssetList({ user, route }) {
+  const withHealth = user.modules.includes("Condition Monitoring");
+  const filter = { site_id: route.query.site_id || undefined, plant_id: route.query.plant_id || undefined, function_id: route.query.function_id || undefined };
+  const [find, setFind] = useState("");
+  const places = useData(loadPlaces, [user.username]);
+  const functions = places.data ? chosenFunctions(places.data, filter) : null;
+  const fnKey = functions ? functions.map((f) => f.fn.function_id).join(",") : null;
+  const assets = useData(() => (functions ? loadAssets(functions, withHealth) : Promise.resolve(undefined)), [fnKey, withHealth], REFRESH_MS);
+  // The filter lives in the hash, so that a chosen plant survives a reload and the back button.
+  const choose = (next) => {
+    const q = new URLSearchParams(Object.entries(next).filter(([, v]) => v));
+    location.hash = `#/assets${q.toString() ? `?${q}` : ""}`;
+  };
+  const needle = find.trim().toLowerCase();
+  const shown = (assets.data ?? [])
+    .filter((a) => !needle || a.asset_name.toLowerCase().includes(needle))
+    .sort((a, b) => rankOf(a) - rankOf(b) || a.asset_name.localeCompare(b.asset_name));
+  const tools = html`<span class="muted small">${withHealth ? `Health refreshed every ${REFRESH_MS / 1000} s` : ""}</span>`;
+  return html`<${Page} title="Assets" tools=${tools}>
+    <${ErrorNote} error=${places.error} />
+    ${places.data === undefined && !places.error ? html`<${Loading} what="Loading the sites" />` : null}
+    ${places.data
+      ? html`<div class="card">
+          <div class="row">
+            <${Filters} places=${places.data} filter=${filter} onChange=${choose} />
+            <${Field} label="Find asset" name="find" type="search" value=${find} onInput=${(e) => setFind(e.currentTarget.value)} placeholder="name" />
+          </div>
+        </div>`
+      : null}
+    <${ErrorNote} error=${assets.error} />
+    ${places.data && assets.data === undefined && !assets.error ? html`<${Loading} what="Loading the assets" />` : null}
+    ${assets.data ? html`<div class="asset-list"><${AssetTable} assets=${shown} withHealth=${withHealth} /></div>` : null}
+  </${Page}>`;
+}
+
+export { AssetPage } from "./asset.js";

@@ -1,0 +1,483 @@
+// @ts-check
+// Vibration spectra of the asset page: the spectrum of a chosen capture (the one nearest to a time
+// picked on the trend, or chosen from the list of capture times), its peaks labelled with their
+// frequency, cursors at 1×, 2× and 3× the running speed, and a waterfall of the last captures.
+//
+// A spectrum is drawn straight from its bins with uPlot (which draws a dense line as one min/max
+// stroke per pixel column), so 32,768 bins draw in a few milliseconds; the chart's element carries
+// `data-draw-ms` (bins to pixels, the JSON already parsed), `data-bins` and `data-range-hz` (the
+// upper end drawn) for a benchmark to read.
+import { useEffect, useRef, useState } from "preact/hooks";
+import uPlot from "uplot";
+import { api, get } from "../../lib/api.js";
+import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
+
+const GREY = "#4d5963";
+const CURSOR = "#33475b";
+const SELECTED = "#1a5fb4";
+const PANEL = "#f8f9fa";
+const CAPTURE_HEADER = "X-Capture-Timestamp";
+/** Peaks labelled on the chart, strongest first; the table lists more. */
+const LABELLED_PEAKS = 6;
+const LISTED_PEAKS = 12;
+const CAPTURE_CHOICES = 200;
+
+/** The tag a vibration capture is most likely of: a velocity or acceleration unit, else the first. */
+export const vibrationTag = (monitor) => monitor?.tags.find((t) => /mm\/s|in\/s|^g$|m\/s²|m\/s2/i.test(t.tag_unit ?? ""))?.tag_name ?? monitor?.tags[0]?.tag_name;
+
+/** One capture's spectrum and peaks; `ts` is the capture the service answered with (X-Capture-Timestamp). */
+async function loadCapture({ monitor_id, tag, axis, timestamp }) {
+  const query = { monitor_id, tag, axis, timestamp, nearest: "true" };
+  const [spectrum, peaks] = await Promise.all([
+    api("GET", "/_cm/fft/_spectrum", { query, raw: true }),
+    // The peaks add the refined frequencies and the running speed; without them the flagged bins do.
+    api("GET", "/_cm/fft/_peaks", { query, raw: true }).catch((error) => ({ error })),
+  ]);
+  const ts = Number(spectrum.headers.get(CAPTURE_HEADER)) || null;
+  const bins = await spectrum.json();
+  const peakList = peaks.error ? null : await peaks.json();
+  return { ts, bins, peaks: peakList, peaksError: peaks.error ?? null };
+}
+
+/** Peaks to mark: the service's refined peaks, else the bins it flagged `peak: true`; strongest first. */
+function peaksOf(capture) {
+  if (capture.peaks && capture.peaks.length) return capture.peaks.map((p) => ({ freq: p.freq, value: p.tag_value }));
+  return capture.bins
+    .filter((b) => b.peak)
+    .map((b) => ({ freq: b.freq, value: b.tag_value }))
+    .sort((a, b) => b.value - a.value);
+}
+
+/** Running speed in Hz: `fundamental_freq` of the peaks (the asset's rotating_speed, else the service's own pick). */
+const runningSpeedOf = (capture) => {
+  const f = capture.peaks?.[0]?.fundamental_freq;
+  return typeof f === "number" && f > 0 ? f : null;
+};
+
+const hz = (f) => num(f, "Hz", f < 100 ? 2 : 1);
+
+/** Labels over the plot, one per peak, lifted to a second or third row where they would overlap. */
+function placePeakLabels(u, layer, peaks) {
+  layer.textContent = "";
+  const rowsEnd = [-Infinity, -Infinity, -Infinity];
+  const [xMin, xMax] = [u.scales.x.min, u.scales.x.max];
+  const shown = peaks.filter((p) => p.freq >= xMin && p.freq <= xMax).sort((a, b) => a.freq - b.freq);
+  for (const p of shown) {
+    const x = u.valToPos(p.freq, "x");
+    const y = Math.max(14, u.valToPos(p.value, "y"));
+    const text = hz(p.freq);
+    const w = text.length * 6.5 + 6;
+    const row = rowsEnd.findIndex((end) => x - w / 2 > end + 2);
+    const r = row === -1 ? 0 : row;
+    rowsEnd[r] = x + w / 2;
+    const el = document.createElement("span");
+    el.className = "peak-label";
+    el.dataset.freq = String(p.freq);
+    el.textContent = text;
+    el.style.left = `${x}px`;
+    el.style.top = `${Math.max(0, y - 18 - r * 15)}px`;
+    layer.append(el);
+  }
+}
+
+/** Dashed verticals at 1×, 2×, 3× the running speed, each labelled with its order. */
+function drawSpeedCursors(u, speed) {
+  if (!speed) return;
+  const { ctx } = u;
+  const { top, height } = u.bbox;
+  const dpr = uPlot.pxRatio;
+  ctx.save();
+  ctx.strokeStyle = CURSOR;
+  ctx.fillStyle = CURSOR;
+  ctx.lineWidth = dpr;
+  ctx.setLineDash([4 * dpr, 3 * dpr]);
+  ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+  for (const k of [1, 2, 3]) {
+    const f = k * speed;
+    if (f < u.scales.x.min || f > u.scales.x.max) continue;
+    const x = u.valToPos(f, "x", true);
+    ctx.beginPath();
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, top + height);
+    ctx.stroke();
+    ctx.fillText(`${k}×`, x + 3 * dpr, top + height - 4 * dpr);
+  }
+  ctx.restore();
+}
+
+/** Small triangles on the labelled peaks. */
+function drawPeakMarks(u, peaks) {
+  const { ctx } = u;
+  const dpr = uPlot.pxRatio;
+  ctx.save();
+  ctx.fillStyle = GREY;
+  for (const p of peaks) {
+    if (p.freq < u.scales.x.min || p.freq > u.scales.x.max) continue;
+    const x = u.valToPos(p.freq, "x", true);
+    const y = Math.max(u.bbox.top + 6 * dpr, u.valToPos(p.value, "y", true));
+    ctx.beginPath();
+    ctx.moveTo(x, y - 2 * dpr);
+    ctx.lineTo(x - 4 * dpr, y - 9 * dpr);
+    ctx.lineTo(x + 4 * dpr, y - 9 * dpr);
+    ctx.closePath();
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+/**
+ * A spectrum as a uPlot line from its bins: x in Hz (drag to zoom, double-click for the whole
+ * range), y in the tag's unit; peaks labelled, running-speed cursors. Shows 0..`maxFreq` at first.
+ */
+export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300, label }) {
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const plot = useRef(/** @type {uPlot | null} */ (null));
+  const current = useRef({ peaks, speed });
+  current.current = { peaks, speed };
+  useEffect(() => {
+    const el = box.current;
+    if (!el || !bins || bins.length === 0) return undefined;
+    // A benchmark waits for the attribute: it must not read the previous drawing's.
+    delete el.dataset.drawMs;
+    delete el.dataset.rangeHz;
+    const started = performance.now();
+    let timed = false;
+    const n = bins.length;
+    const xs = new Float64Array(n);
+    const ys = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      xs[i] = bins[i].freq;
+      ys[i] = bins[i].tag_value;
+    }
+    const layer = document.createElement("div");
+    layer.className = "peak-labels";
+    const u = new uPlot(
+      {
+        width: Math.max(280, el.clientWidth - 12),
+        height,
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, (max || 1) * 1.18] } },
+        axes: [{ label: "Frequency (Hz)" }, { label: unit, size: 60 }],
+        series: [
+          { label: "Frequency", value: (_u, v) => (v == null ? "—" : hz(v)) },
+          { label: "Amplitude", stroke: GREY, width: 1, points: { show: false }, value: (_u, v) => (v == null ? "—" : num(v, unit, 4)) },
+        ],
+        cursor: { drag: { x: true, y: false, setScale: true }, points: { show: false } },
+        hooks: {
+          ready: [(self) => self.over.append(layer)],
+          draw: [
+            (self) => {
+              drawSpeedCursors(self, current.current.speed);
+              const marked = current.current.peaks.slice(0, LABELLED_PEAKS);
+              drawPeakMarks(self, marked);
+              placePeakLabels(self, layer, marked);
+              if (!timed) {
+                timed = true;
+                el.dataset.drawMs = (performance.now() - started).toFixed(1);
+                el.dataset.bins = String(n);
+                el.dataset.rangeHz = String(Math.round(/** @type {number} */ (self.scales.x.max)));
+              }
+            },
+          ],
+        },
+      },
+      [xs, ys],
+      el,
+    );
+    if (maxFreq && maxFreq < xs[n - 1]) u.setScale("x", { min: 0, max: maxFreq });
+    plot.current = u;
+    const ro = new ResizeObserver(() => u.setSize({ width: Math.max(280, el.clientWidth - 12), height }));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      u.destroy();
+      plot.current = null;
+    };
+  }, [bins, unit, maxFreq, height]);
+  // New cursors or peaks for the same bins: drawn again, not rebuilt.
+  useEffect(() => {
+    plot.current?.redraw(false);
+  }, [speed, peaks]);
+  return html`<div class="chart spectrum-chart" ref=${box} role="img" aria-label=${label}></div>`;
+}
+
+/** Per pixel column, the largest amplitude of the bins that fall in it (a spectrum's peaks survive). */
+function columnsOf(bins, fMax, columns) {
+  const out = new Float32Array(columns);
+  for (const b of bins) {
+    if (b.freq > fMax) break;
+    const c = Math.min(columns - 1, Math.floor((b.freq / fMax) * columns));
+    if (b.tag_value > out[c]) out[c] = b.tag_value;
+  }
+  return out;
+}
+
+/** Round tick steps for a frequency axis of `fMax` over `px` pixels. */
+function tickStep(fMax, px) {
+  const raw = (fMax / Math.max(1, px)) * 80;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+}
+
+/** "Nov 25, 17:37:52": a capture's time where room is short (captures may be seconds apart). */
+const shortTime = (ms) => new Date(ms).toLocaleString(undefined, { month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+
+const WF = { left: 118, right: 16, top: 12, bottom: 30, rowGap: 20, traceH: 80, depth: 4 };
+
+/**
+ * The waterfall: older captures behind and above, the newest in front; each trace hides what is
+ * behind it. `traces` ascending by time. Answers the rows' baselines for hit-testing.
+ */
+function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
+  const cssW = canvas.clientWidth || 800;
+  const rows = traces.length;
+  const cssH = WF.top + WF.traceH + (rows - 1) * WF.rowGap + WF.bottom;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(cssW * dpr);
+  canvas.height = Math.round(cssH * dpr);
+  canvas.style.height = `${cssH}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, cssW, cssH);
+  const plotW = Math.max(50, cssW - WF.left - WF.right - (rows - 1) * WF.depth);
+  const columns = Math.round(plotW);
+  const cols = traces.map((t) => columnsOf(t.bins, fMax, columns));
+  let top = 0;
+  for (const c of cols) for (const v of c) if (v > top) top = v;
+  top = top || 1;
+  const baselines = [];
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  // Back to front: the oldest first, each newer trace painted over it.
+  for (let i = 0; i < rows; i++) {
+    const depth = rows - 1 - i;
+    const x0 = WF.left + depth * WF.depth;
+    const y0 = cssH - WF.bottom - depth * WF.rowGap;
+    baselines[i] = y0;
+    const c = cols[i];
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    for (let k = 0; k < columns; k++) ctx.lineTo(x0 + k, y0 - (c[k] / top) * WF.traceH);
+    ctx.lineTo(x0 + columns, y0);
+    ctx.closePath();
+    ctx.fillStyle = PANEL;
+    ctx.fill();
+    const selected = traces[i].ts === selectedTs;
+    ctx.strokeStyle = selected ? SELECTED : i === rows - 1 ? "#1f262e" : GREY;
+    ctx.lineWidth = selected ? 1.6 : 1;
+    ctx.stroke();
+    ctx.fillStyle = selected ? SELECTED : "#5b6570";
+    ctx.textAlign = "right";
+    ctx.fillText(`${selected ? "▶ " : ""}${shortTime(traces[i].ts)}`, WF.left - 6, y0);
+  }
+  // The frequency axis under the newest trace.
+  const yAxis = cssH - WF.bottom;
+  const step = tickStep(fMax, plotW);
+  ctx.fillStyle = "#5b6570";
+  ctx.strokeStyle = "#c9ced4";
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  for (let f = 0; f <= fMax + 1e-9; f += step) {
+    const x = WF.left + (f / fMax) * plotW;
+    ctx.beginPath();
+    ctx.moveTo(x, yAxis);
+    ctx.lineTo(x, yAxis + 4);
+    ctx.stroke();
+    ctx.fillText(`${Number(f.toFixed(6))}`, x, yAxis + 6);
+  }
+  ctx.textAlign = "left";
+  ctx.fillText(`Hz · height: amplitude (${unit || "tag unit"}), largest ${num(top, unit, 3)}`, WF.left + plotW + 4 > cssW - 200 ? WF.left : WF.left + plotW + 4, yAxis + 18 > cssH - 12 ? yAxis + 6 : yAxis + 18);
+  return baselines;
+}
+
+/** The last `count` captures of a tag and axis, stacked; a click on a trace opens that capture. */
+export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
+  const canvas = useRef(/** @type {HTMLCanvasElement | null} */ (null));
+  const baselines = useRef(/** @type {number[]} */ ([]));
+  useEffect(() => {
+    const el = canvas.current;
+    if (!el || traces.length === 0) return undefined;
+    const draw = () => {
+      baselines.current = drawWaterfall(el, traces, { fMax, selectedTs, unit });
+    };
+    draw();
+    const ro = new ResizeObserver(draw);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [traces, fMax, selectedTs, unit]);
+  const click = (e) => {
+    const y = e.offsetY;
+    let best = -1;
+    let dist = Infinity;
+    baselines.current.forEach((b, i) => {
+      // A trace rises above its baseline: the click is on the nearest baseline at or below it.
+      const d = b - y;
+      if (d >= -4 && d < dist) {
+        dist = d;
+        best = i;
+      }
+    });
+    if (best >= 0) onChoose(traces[best].ts);
+  };
+  return html`<canvas class="waterfall" ref=${canvas} role="img" aria-label=${label} onClick=${click}></canvas>`;
+}
+
+const AXES = ["x", "y", "z"];
+const WATERFALL_COUNTS = [5, 10, 20];
+
+/** "Show up to" choices: multiples of the running speed when it is known, and the whole range. */
+function rangeChoices(speed, fNyquist) {
+  const out = [];
+  if (speed) for (const k of [10, 20, 50]) if (k * speed < fNyquist) out.push({ key: `${k}x`, label: `${k}× running speed (${hz(k * speed)})`, fMax: k * speed });
+  out.push({ key: "full", label: `Whole range (${hz(fNyquist)})`, fMax: fNyquist });
+  return out;
+}
+
+/** The spectrum of one capture and the waterfall of the last ones, for a monitor, tag and axis. */
+export function SpectrumSection({ monitors, picked }) {
+  const withCaptures = monitors.filter((m) => m.tags.length > 0);
+  const [choice, setChoice] = useState(() => {
+    const m = withCaptures.find((x) => x.monitor_type === "condition-monitor") ?? withCaptures[0];
+    return { monitor_id: m?.monitor_id, tag: vibrationTag(m), axis: "x" };
+  });
+  // The capture asked for: a time (nearest=true) or null for the latest.
+  const [asked, setAsked] = useState(/** @type {{ at: number, from?: string } | null} */ (null));
+  const [rangeKey, setRangeKey] = useState("20x");
+  const [count, setCount] = useState(10);
+  const monitor = withCaptures.find((m) => m.monitor_id === choice.monitor_id);
+
+  // A time picked on the trend: the capture nearest to it.
+  useEffect(() => {
+    if (picked) setAsked({ at: picked.at, from: "trend" });
+  }, [picked]);
+
+  const captures = useData(
+    () => (monitor ? get("/_cm/fft/_timestamps", { monitor_id: monitor.monitor_id, limit: CAPTURE_CHOICES }) : Promise.resolve([])),
+    [monitor?.monitor_id],
+    30_000,
+  );
+  const times = captures.data ?? [];
+  const latestTs = times.length ? times[times.length - 1] : null;
+  const timestamp = asked ? asked.at : latestTs;
+  const capture = useData(
+    () =>
+      monitor && choice.tag && timestamp !== null
+        ? loadCapture({ monitor_id: monitor.monitor_id, tag: choice.tag, axis: choice.axis, timestamp })
+        : Promise.resolve(null),
+    [monitor?.monitor_id, choice.tag, choice.axis, timestamp],
+  );
+  const waterfall = useData(
+    async () => {
+      if (!monitor || !choice.tag || latestTs === null) return [];
+      const last = await get("/_cm/fft/_timestamps", { monitor_id: monitor.monitor_id, limit: count });
+      const spectra = await Promise.all(last.map((ts) => get("/_cm/fft/_spectrum", { monitor_id: monitor.monitor_id, tag: choice.tag, axis: choice.axis, timestamp: ts })));
+      return last.map((ts, i) => ({ ts, bins: spectra[i] })).filter((t) => t.bins.length > 0);
+    },
+    [monitor?.monitor_id, choice.tag, choice.axis, count, latestTs],
+  );
+
+  if (withCaptures.length === 0) return html`<p class="muted">This asset has no monitor with tags.</p>`;
+  const c = capture.data;
+  const unit = monitor?.tags.find((t) => t.tag_name === choice.tag)?.tag_unit ?? "";
+  const speed = c ? runningSpeedOf(c) : null;
+  const peaks = c ? peaksOf(c) : [];
+  const fNyquist = c && c.bins.length ? c.bins[c.bins.length - 1].freq : 0;
+  const ranges = rangeChoices(speed, fNyquist);
+  const range = ranges.find((r) => r.key === rangeKey) ?? ranges[0];
+  const set = (patch) => setChoice((old) => ({ ...old, ...patch }));
+
+  return html`<div class="spectrum">
+    <div class="row">
+      <${Field} label="Spectrum monitor" name="fft_monitor" as="select" value=${choice.monitor_id}
+        onChange=${(e) => {
+          const m = withCaptures.find((x) => x.monitor_id === e.currentTarget.value);
+          setAsked(null);
+          set({ monitor_id: m.monitor_id, tag: vibrationTag(m) });
+        }}>
+        ${withCaptures.map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
+      </${Field}>
+      <${Field} label="Spectrum tag" name="fft_tag" as="select" value=${choice.tag} onChange=${(e) => set({ tag: e.currentTarget.value })}>
+        ${monitor?.tags.map((t) => html`<option value=${t.tag_name}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
+      </${Field}>
+      <${Field} label="Axis" name="fft_axis" as="select" value=${choice.axis} onChange=${(e) => set({ axis: e.currentTarget.value })}>
+        ${AXES.map((a) => html`<option value=${a}>${a}</option>`)}
+      </${Field}>
+      <${Field} label="Capture" name="fft_capture" as="select" value=${c?.ts ? String(c.ts) : ""}
+        onChange=${(e) => setAsked(e.currentTarget.value ? { at: Number(e.currentTarget.value), from: "list" } : null)}>
+        ${c?.ts && !times.includes(c.ts) ? html`<option value=${String(c.ts)}>${time(c.ts, true)}</option>` : null}
+        ${[...times].reverse().map((ts) => html`<option value=${String(ts)}>${time(ts, true)}</option>`)}
+        ${times.length === 0 ? html`<option value="">no capture</option>` : null}
+      </${Field}>
+      <div class="field">
+        <span class="label-like" aria-hidden="true"> </span>
+        <button type="button" disabled=${!asked} onClick=${() => setAsked(null)}>Latest capture</button>
+      </div>
+      <${Field} label="Show up to" name="fft_range" as="select" value=${range?.key} onChange=${(e) => setRangeKey(e.currentTarget.value)}>
+        ${ranges.map((r) => html`<option value=${r.key}>${r.label}</option>`)}
+      </${Field}>
+    </div>
+    <${ErrorNote} error=${captures.error ?? capture.error} />
+    ${times.length === 0 && captures.data ? html`<p class="muted">No vibration capture from this monitor yet.</p>` : null}
+    ${c && c.bins.length === 0 ? html`<p class="muted">No capture of ${choice.tag} on axis ${choice.axis}.</p>` : null}
+    ${c && c.bins.length > 0
+      ? html`<p class="legend-note" aria-live="polite">
+            Capture of <strong>${time(c.ts, true)}</strong>${asked?.from === "trend" ? (asked.at === c.ts ? ", picked on the trend" : `, the nearest to ${time(asked.at, true)} picked on the trend`) : ""}${` · ${c.bins.length.toLocaleString()} bins of ${hz(c.bins[1]?.freq ?? 0)} · `}${speed
+              ? html`running speed <strong>${hz(speed)}</strong> (${num(speed * 60, "rpm", 0)}), the peaks' fundamental frequency; cursors at 1×, 2×, 3×`
+              : "running speed unknown (no rotating speed on the asset, no peak below 100 Hz): no cursors"}
+          </p>
+          <div class="spectrum-grid">
+            <${SpectrumChart}
+              bins=${c.bins}
+              unit=${unit}
+              peaks=${peaks}
+              speed=${speed}
+              maxFreq=${range?.fMax}
+              label=${`Spectrum of ${choice.tag} axis ${choice.axis} at ${time(c.ts, true)}; peaks at ${peaks.slice(0, LABELLED_PEAKS).map((p) => hz(p.freq)).join(", ")}`}
+            />
+            <${PeakTable} peaks=${peaks.slice(0, LISTED_PEAKS)} speed=${speed} unit=${unit} />
+          </div>
+          <p class="hint">Drag across the spectrum to zoom in on a band; double-click for the whole range.</p>`
+      : null}
+    ${c && c.peaksError ? html`<p class="muted small">Peaks: ${c.peaksError.message}; the flagged bins are marked instead.</p>` : null}
+    <h3 id="waterfall-title">Waterfall</h3>
+    <div class="row">
+      <${Field} label="Captures in the waterfall" name="wf_count" as="select" value=${String(count)} onChange=${(e) => setCount(Number(e.currentTarget.value))}>
+        ${WATERFALL_COUNTS.map((n) => html`<option value=${String(n)}>last ${n}</option>`)}
+      </${Field}>
+    </div>
+    <${ErrorNote} error=${waterfall.error} />
+    ${waterfall.data && waterfall.data.length > 0 && range
+      ? html`<figure class="waterfall-box" aria-labelledby="waterfall-title">
+          <${Waterfall}
+            traces=${waterfall.data}
+            unit=${unit}
+            fMax=${range.fMax}
+            selectedTs=${c?.ts}
+            onChoose=${(ts) => setAsked({ at: ts, from: "waterfall" })}
+            label=${`Waterfall of ${waterfall.data.length} captures of ${choice.tag} axis ${choice.axis}`}
+          />
+          <figcaption class="legend-note">
+            ${`${waterfall.data.length} captures of ${choice.tag}, axis ${choice.axis}, from ${time(waterfall.data[0].ts, true)} (back) to ${time(waterfall.data[waterfall.data.length - 1].ts, true)} (front), 0–${hz(range.fMax)}. Click a trace to open that capture.`}
+          </figcaption>
+        </figure>`
+      : waterfall.loading
+        ? html`<p class="muted">Loading the last captures…</p>`
+        : null}
+  </div>`;
+}
+
+function PeakTable({ peaks, speed, unit }) {
+  if (peaks.length === 0) return html`<p class="muted">No peak above the noise floor.</p>`;
+  return html`<table class="grid peaks">
+    <caption>Peaks, strongest first</caption>
+    <thead><tr><th scope="col" class="num">Frequency</th><th scope="col" class="num">Order</th><th scope="col" class="num">Amplitude</th></tr></thead>
+    <tbody>
+      ${peaks.map(
+        (p) => html`<tr>
+          <td class="num">${hz(p.freq)}</td>
+          <td class="num">${speed ? `${(p.freq / speed).toFixed(2)}×` : "—"}</td>
+          <td class="num">${num(p.value, unit, 3)}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}

@@ -1,0 +1,230 @@
+// @ts-check
+// Trends of the asset page: a small last-hour trend beside each latest value (ISA-101: a drift is
+// seen before it alarms) and the big trend of one tag, with range presets and zoom by dragging.
+// Both ask the history route (EXTENSIONS.md §2) for about one point per pixel, so zooming in asks
+// again for the narrower range and gets more detail (down to the raw readings).
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { get } from "../../lib/api.js";
+import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
+import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+export const PRESETS = [
+  { key: "1h", label: "1 h", span: HOUR },
+  { key: "24h", label: "24 h", span: DAY },
+  { key: "7d", label: "7 d", span: 7 * DAY },
+  { key: "30d", label: "30 d", span: 30 * DAY },
+  { key: "1y", label: "1 year", span: 365 * DAY },
+];
+/** A preset's range follows the clock: read again this often while it is shown unzoomed. */
+const FOLLOW_MS = 30_000;
+/** Narrower than this is no longer a trend (the route answers raw readings well before). */
+const MIN_ZOOM_MS = 10_000;
+/** The trend box's pixels that are not the plotting area (the value axis, the padding). */
+const PLOT_INSET = 80;
+
+const iso = (ms) => new Date(ms).toISOString();
+
+/** A tag's history in [from, to] at `points` buckets. */
+export const historyOf = (monitorId, tag, from, to, points) =>
+  get(`/_cm/monitors/${encodeURIComponent(monitorId)}/_history`, { tag, from: iso(from), to: iso(to), points });
+
+/** The width of an element in CSS px, following its resizes (0 before layout). */
+/** @returns {[import("preact").RefObject<HTMLDivElement | null>, number]} */
+export function useWidth() {
+  const ref = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    if (!ref.current) return undefined;
+    // Whole tens of pixels: a scrollbar coming and going must not ask the data again.
+    const measure = () => setWidth(Math.round((ref.current?.clientWidth ?? 0) / 10) * 10);
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(ref.current);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+/** A threshold as a number, or undefined where the tag has none. */
+export const limitOf = (thresholds, name) => {
+  const v = thresholds?.[name];
+  return v === undefined || v === null || String(v).trim() === "" || !Number.isFinite(Number(v)) ? undefined : Number(v);
+};
+
+/** The threshold lines a trend draws: caution and warning (the limits that make a value abnormal). */
+export function thresholdLines(thresholds, unit) {
+  const lines = [];
+  const caution = limitOf(thresholds, "caution");
+  const warning = limitOf(thresholds, "warning");
+  if (caution !== undefined) lines.push({ value: caution, label: `caution ${num(caution, unit)}`, color: THRESHOLD_COLORS.caution });
+  if (warning !== undefined) lines.push({ value: warning, label: `warning ${num(warning, unit)}`, color: THRESHOLD_COLORS.warning });
+  return lines;
+}
+
+const SPARK_W = 120;
+const SPARK_H = 30;
+
+/**
+ * The last hour of a tag as a small SVG: the mean as a line over the min..max band, the caution
+ * and warning lines where they fall inside the band's range. Its label says where it went.
+ */
+export function Sparkline({ monitorId, tag, unit, thresholds, refreshMs = 10_000 }) {
+  const { data, error } = useData(
+    () => {
+      const now = Date.now();
+      return historyOf(monitorId, tag, now - HOUR, now, pointsFor(SPARK_W));
+    },
+    [monitorId, tag],
+    refreshMs,
+  );
+  if (error) return html`<span class="muted small" title=${error.message}>no trend</span>`;
+  const points = data?.points ?? [];
+  if (points.length < 2) return html`<span class="muted small">${data ? "no readings in the last hour" : ""}</span>`;
+  const t0 = points[0].timestamp;
+  const t1 = points[points.length - 1].timestamp;
+  let lo = Math.min(...points.map((p) => p.min));
+  let hi = Math.max(...points.map((p) => p.max));
+  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 1;
+  lo -= pad;
+  hi += pad;
+  const x = (t) => ((t - t0) / Math.max(1, t1 - t0)) * (SPARK_W - 2) + 1;
+  const y = (v) => SPARK_H - 1 - ((v - lo) / (hi - lo)) * (SPARK_H - 2);
+  const line = points.map((p) => `${x(p.timestamp).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");
+  const upper = points.map((p) => `${x(p.timestamp).toFixed(1)},${y(p.max).toFixed(1)}`);
+  const lower = points.map((p) => `${x(p.timestamp).toFixed(1)},${y(p.min).toFixed(1)}`).reverse();
+  const band = [...upper, ...lower].join(" ");
+  const limits = thresholdLines(thresholds, unit).filter((l) => l.value > lo && l.value < hi);
+  const first = points[0].value;
+  const last = points[points.length - 1].value;
+  const label = `${tag}, last hour: from ${num(first, unit)} to ${num(last, unit)}`;
+  return html`<svg class="spark" width=${SPARK_W} height=${SPARK_H} viewBox=${`0 0 ${SPARK_W} ${SPARK_H}`} role="img" aria-label=${label}>
+    <title>${label}</title>
+    <polygon points=${band} class="spark-band" />
+    ${limits.map((l) => html`<line x1="0" x2=${SPARK_W} y1=${y(l.value)} y2=${y(l.value)} stroke=${l.color} stroke-dasharray="3 2" stroke-width="1" />`)}
+    <polyline points=${line} class="spark-line" />
+  </svg>`;
+}
+
+/** "buckets of 5 min" / "raw readings" of a history answer. */
+function resolutionOf(history) {
+  if (!history) return "";
+  if (!history.bucket_ms) return "raw readings";
+  const s = history.bucket_ms / 1000;
+  const text = s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : s < 86400 ? `${s / 3600} h` : `${s / 86400} d`;
+  return `buckets of ${text}, min–max band`;
+}
+
+/**
+ * The trend of one tag: choose the monitor and tag, a range preset, and drag across the chart to
+ * zoom in (each zoom a new, narrower history request); "Zoom out" goes back one step. A click on
+ * the chart picks a time (`onPick(ms)`: the spectrum nearest to it).
+ */
+export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
+  const monitor = monitors.find((m) => m.monitor_id === selected?.monitor_id) ?? monitors[0];
+  const tag = monitor?.tags.find((t) => t.tag_name === selected?.tag) ?? monitor?.tags[0];
+  const [preset, setPreset] = useState("24h");
+  const [range, setRange] = useState(() => ({ from: Date.now() - DAY, to: Date.now() }));
+  const [zooms, setZooms] = useState(/** @type {{ from: number, to: number }[]} */ ([]));
+  const [box, width] = useWidth();
+  const zoomed = zooms.length > 0;
+  const shown = zoomed ? zooms[zooms.length - 1] : range;
+
+  const follow = useCallback(
+    (key = preset) => {
+      const span = PRESETS.find((p) => p.key === key)?.span ?? DAY;
+      const now = Date.now();
+      setRange({ from: now - span, to: now });
+    },
+    [preset],
+  );
+  // An unzoomed preset follows the clock.
+  useEffect(() => {
+    if (zoomed) return undefined;
+    const timer = setInterval(() => document.visibilityState === "visible" && follow(), FOLLOW_MS);
+    return () => clearInterval(timer);
+  }, [zoomed, follow]);
+
+  // One point per pixel of the plotting area: the box less the value axis and the chart's padding.
+  const points = width ? pointsFor(width - PLOT_INSET) : 0;
+  const history = useData(
+    () => (monitor && tag && points ? historyOf(monitor.monitor_id, tag.tag_name, shown.from, shown.to, points) : Promise.resolve(undefined)),
+    [monitor?.monitor_id, tag?.tag_name, shown.from, shown.to, points],
+  );
+
+  // uPlot keeps the handlers it was made with: these stay the same and call the current ones.
+  const latest = useRef(/** @type {{ zoom: (from: number, to: number) => void, pick: (ms: number) => void, zoomedAt?: number }} */ ({}));
+  latest.current = {
+    zoom: (from, to) => {
+      if (to - from < MIN_ZOOM_MS) return;
+      latest.current.zoomedAt = performance.now();
+      setZooms((z) => [...z, { from, to }]);
+    },
+    // The mouse-up that ends a drag also clicks: that click is not a pick.
+    pick: (ms) => {
+      if (performance.now() - (latest.current.zoomedAt ?? 0) < 400) return;
+      onPick?.(ms);
+    },
+  };
+  const onZoom = useCallback((from, to) => latest.current.zoom(from, to), []);
+  const onChartPick = useCallback((ms) => latest.current.pick(ms), []);
+
+  if (!monitor || !tag) return html`<p class="muted">This asset has no monitor with tags yet.</p>`;
+  const unit = tag.tag_unit ?? "";
+  const thresholds = thresholdLines(tag.thresholds, unit);
+  const markers = marker && marker.at >= shown.from && marker.at <= shown.to ? [marker] : [];
+  const h = history.data;
+  const choosePreset = (key) => {
+    setPreset(key);
+    setZooms([]);
+    follow(key);
+  };
+  return html`<div class="trend">
+    <div class="row trend-tools">
+      <${Field} label="Monitor" name="trend_monitor" as="select" value=${monitor.monitor_id}
+        onChange=${(e) => onSelect({ monitor_id: e.currentTarget.value, tag: monitors.find((m) => m.monitor_id === e.currentTarget.value)?.tags[0]?.tag_name })}>
+        ${monitors.map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
+      </${Field}>
+      <${Field} label="Tag" name="trend_tag" as="select" value=${tag.tag_name} onChange=${(e) => onSelect({ monitor_id: monitor.monitor_id, tag: e.currentTarget.value })}>
+        ${monitor.tags.map((t) => html`<option value=${t.tag_name}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
+      </${Field}>
+      <div class="field">
+        <span class="label-like" id="trend-range-label">Range</span>
+        <div class="seg" role="group" aria-labelledby="trend-range-label">
+          ${PRESETS.map((p) => html`<button type="button" aria-pressed=${!zoomed && preset === p.key ? "true" : "false"} onClick=${() => choosePreset(p.key)}>${p.label}</button>`)}
+        </div>
+      </div>
+      <div class="field">
+        <span class="label-like">Zoom</span>
+        <div class="seg">
+          <button type="button" disabled=${!zoomed} onClick=${() => setZooms((z) => z.slice(0, -1))}>Zoom out</button>
+          <button type="button" disabled=${!zoomed} onClick=${() => setZooms([])}>Reset zoom</button>
+        </div>
+      </div>
+    </div>
+    <p class="legend-note" aria-live="polite">
+      ${`${time(shown.from)} – ${time(shown.to)}${zoomed ? ` (zoomed ${zooms.length}×)` : ""} · `}
+      ${h ? `${h.points.length} points, ${resolutionOf(h)}` : history.loading ? "loading…" : ""}
+      ${thresholds.length ? ` · limits: ${thresholds.map((l) => l.label).join(", ")}` : ""}
+    </p>
+    <${ErrorNote} error=${history.error} />
+    <div ref=${box} class="trend-box">
+      ${h && h.points.length === 0 ? html`<p class="muted empty-chart">No readings of ${tag.tag_name} in this range.</p>` : null}
+      ${h && h.points.length > 0
+        ? html`<${TrendChart}
+            history=${h}
+            unit=${unit}
+            label=${tag.tag_name}
+            title=${`${monitor.monitor_name} · ${tag.tag_name}`}
+            thresholds=${thresholds}
+            markers=${markers}
+            height=${280}
+            onZoom=${onZoom}
+            onPick=${onChartPick}
+          />`
+        : null}
+    </div>
+    <p class="hint">Drag across the chart to zoom in (more detail at each step); click a time to see the vibration spectrum captured nearest to it.</p>
+  </div>`;
+}
