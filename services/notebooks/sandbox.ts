@@ -239,7 +239,8 @@ export async function probeSandbox(o: ProbeOptions): Promise<{ ok: true; executa
       command: () => [executable, "-c", "import nbclient, ipykernel, ims"],
     });
     await new Promise<void>((resolve, reject) =>
-      execFile(launch.file, launch.args, { env: launch.env, cwd: launch.cwd, timeout: 30_000 }, (err, _out, stderr) =>
+      // A session of its own, as runs have: the terminal's Ctrl-C stops the service, not the probe under it.
+      execFile(launch.file, launch.args, { env: launch.env, cwd: launch.cwd, timeout: 30_000, detached: true }, (err, _out, stderr) =>
         err ? reject(new Error(stderr.trim().split("\n").pop() || err.message)) : resolve(),
       ),
     );
