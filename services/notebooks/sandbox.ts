@@ -13,7 +13,7 @@
  *
  * The command lines are built by pure functions, so a unit test reads them without a kernel.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -238,12 +238,22 @@ export async function probeSandbox(o: ProbeOptions): Promise<{ ok: true; executa
       memory: { rlimitBytes: Math.max(o.memoryMb, 1024) * 1024 * 1024 * 4 },
       command: () => [executable, "-c", "import nbclient, ipykernel, ims"],
     });
-    await new Promise<void>((resolve, reject) =>
-      // A session of its own, as runs have: the terminal's Ctrl-C stops the service, not the probe under it.
-      execFile(launch.file, launch.args, { env: launch.env, cwd: launch.cwd, timeout: 30_000, detached: true }, (err, _out, stderr) =>
-        err ? reject(new Error(stderr.trim().split("\n").pop() || err.message)) : resolve(),
-      ),
-    );
+    // A session of its own, as runs have: the terminal's Ctrl-C stops the service, not the probe under it.
+    await new Promise<void>((resolve, reject) => {
+      const probe = spawn(launch.file, launch.args, { env: launch.env, cwd: launch.cwd, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      probe.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+      const timer = setTimeout(() => probe.kill("SIGKILL"), 30_000);
+      probe.once("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      probe.once("close", (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(stderr.trim().split("\n").pop() || `the probe exited with code ${code}`));
+      });
+    });
     return { ok: true, executable, runtime };
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
