@@ -1,5 +1,5 @@
 /**
- * bench:api's case `audit` (BENCH_CASES=audit): what the audit trail costs (EXTENSIONS.md §4).
+ * bench:api's case `audit` (BENCH_CASES=audit): what the audit trail (docs/security.md) costs.
  * Two clusters of api, auth and config (three processes each, NATS + Redis, as case (b)), on two
  * fresh databases, alike but for AUDIT_TRAIL: on (every change stages its entry in its
  * transaction, config appends it to the hash chain) and off (AUDIT_TRAIL=false: no staging, the
@@ -27,7 +27,7 @@ const WRITE_CONNECTIONS = Number(process.env.BENCH_WRITE_CONNECTIONS ?? 16);
 const READ_ASSETS = Number(process.env.BENCH_AUDIT_READ_ASSETS ?? 100);
 /** Assets the updates pick from. */
 const UPDATED_ASSETS = 200;
-/** The 15 % of the issue: the trail may cost writes at most this share of their throughput. */
+/** The target: the trail may cost writes at most this share (15 %) of their throughput. */
 const WRITE_COST_TARGET = 0.15;
 
 interface Target {

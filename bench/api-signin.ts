@@ -1,6 +1,6 @@
 /**
  * bench:api's case `signin` (BENCH_CASES=signin): what failed sign-in throttling costs a
- * successful Basic request (EXTENSIONS.md §4, issue 17). Four clusters on one fresh database,
+ * successful Basic request (the throttle: docs/security.md). Four clusters on one fresh database,
  * alike in pairs but for SIGNIN_THROTTLE (on; off, the toggle that exists for this comparison):
  *   (a) every service in one process (memory throttle store, as `npm start`);
  *   (b) api, auth and config as three processes over NATS, Redis as the throttle's store.

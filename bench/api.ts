@@ -8,13 +8,13 @@
  * machine's PostgreSQL, NATS and Redis (the servers the tests use).
  *
  * Case groups (BENCH_CASES, comma-separated; all by default):
- *   sites     GET /_config/sites/_list over BENCH_SITES sites (issue 2);
- *   assets    GET /_config/assets/_list?function_id=… on a function with BENCH_ASSETS assets (issue 3);
- *   monitors  GET /_config/monitors/_count over BENCH_ASSETS × BENCH_MONITORS_PER_ASSET monitors (issue 3);
+ *   sites     GET /_config/sites/_list over BENCH_SITES sites;
+ *   assets    GET /_config/assets/_list?function_id=… on a function with BENCH_ASSETS assets;
+ *   monitors  GET /_config/monitors/_count over BENCH_ASSETS × BENCH_MONITORS_PER_ASSET monitors;
  *   audit     asset creates and updates, and an asset list, with and without the audit trail, on
- *             clusters of their own (issue 17; bench/api-audit.ts says how);
+ *             clusters of their own (bench/api-audit.ts says how);
  *   signin    a successful Basic request with and without failed sign-in throttling, on clusters
- *             of their own (issue 17; bench/api-signin.ts says how).
+ *             of their own (bench/api-signin.ts says how).
  * Sites are created through the API; the assets and monitors are written with SQL into the config
  * schema (22,000 creates through the API would take minutes), then read back through the API.
  *

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:console` (issue 18): the console in headless Chromium on this machine, against one
+ * `npm run bench:console`: the console in headless Chromium on this machine, against one
  * node running every service.
  *   1. Seeded: a site with a plant, a function, an asset and its condition monitor (the e2e
  *      fixtures); a year of one-minute readings of the monitor's Temperature tag ending now (525,600,

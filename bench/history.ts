@@ -1,5 +1,5 @@
 /**
- * `npm run bench:history`: a tag's history and a monitor's CSV export (issue 16), on one node
+ * `npm run bench:history`: a tag's history and a monitor's CSV export, on one node
  * (api, auth, config, pipelines; HISTORY_ROLLUPS as configured, on by default).
  *   1. Seeded by SQL into pipelines.readings (the day partitions made with the service's own DDL):
  *      tag A, a year of one-minute readings (525,600, 2025); tag B, a day of one-second readings

@@ -55,7 +55,7 @@ const SHAPES: Record<string, Shape> = {
 };
 const SHAPE_NAMES = (process.env.BENCH_SHAPES ?? "four,one").split(",").filter((n) => SHAPES[n]);
 const describeShape = (s: Shape): string => `${s.gateways} pipeline${s.gateways === 1 ? "" : "s"} × ${s.monitors} monitors × ${s.tags} tags`;
-/** The issue's floor for each shape and case, and the share of COPY's rate. */
+/** The target: the floor for each shape and case, and the share of COPY's rate. */
 const MIN_RATE = 100_000;
 const MIN_COPY_RATIO = 0.5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);

@@ -1,9 +1,9 @@
 /**
- * The audit trail's producing side (EXTENSIONS.md §4 "Audit trail"). A service that owns a change
- * writes its audit entry in the same transaction as the change: the entry is staged on the
- * durable `audit` stream through the service's outbox (mixins/stream.mixin.ts), so a change
- * never commits without its entry, nor an entry without its change. The config service reads the
- * stream (group "config") and appends each entry to its hash-chained log (services/config/audit.ts).
+ * The audit trail's producing side (docs/security.md, the audit trail). A service that owns a
+ * change writes its audit entry in the same transaction as the change: the entry is staged on the
+ * durable `audit` stream through the service's outbox (mixins/stream.mixin.ts), so a change never
+ * commits without its entry, nor an entry without its change. The config service reads the stream
+ * (group "config") and appends each entry to its hash-chained log (services/config/audit.ts).
  *
  *   await this.db.transaction(async (tx) => {
  *     await repo.updateThing(tx, next);
@@ -37,7 +37,7 @@ import type { StagingTx } from "./streams/outbox";
 
 export const AUDIT_STREAM = "audit";
 
-/** What an entry says was done (EXTENSIONS.md §4: create, update, delete, actions, acknowledge, shelve, sign-in failure, password reset, tokens). */
+/** What an entry says was done (create, update, delete, actions, acknowledge, shelve, sign-in failure, password reset, tokens). */
 export const AUDIT_ACTIONS = [
   "create",
   "update",
@@ -86,7 +86,8 @@ export interface AuditEntry {
   changes: AuditChanges;
   /**
    * Present only when the change was made with an API token an admin issued for another user
-   * (EXTENSIONS §8): the admin. Left out otherwise, so that entries made before it hash as they did.
+   * (docs/security.md, "What an API token may not do"): the admin. Left out otherwise, so that
+   * entries made before it hash as they did.
    */
   via_token_of?: string;
 }

@@ -79,14 +79,14 @@ export interface RequestMeta {
   ingestKey?: string;
   /**
    * Set by the gateway on ingestion routes that carry an `Idempotency-Key` header: the key as
-   * sent (the service checks it) and sha256 of the raw body in hex (EXTENSIONS.md §6).
+   * sent (the service checks it) and sha256 of the raw body in hex (docs/api-tour.md, "Retries").
    */
   idempotency?: { key: string; fingerprint: string };
   /** Set by the gateway when the caller signed in with an API token (auth's tokens); never the token itself. */
   token?: {
     token_id: string;
     scope: "read" | "write";
-    /** The admin who issued the token, when that is not its user: audit entries name them (EXTENSIONS §8). */
+    /** The admin who issued the token, when that is not its user: audit entries name them (docs/security.md, "What an API token may not do"). */
     via_token_of?: string;
   };
   /** Set by the gateway on every route: the caller's address (the socket's peer, or X-Forwarded-For from a TRUST_PROXY proxy). */

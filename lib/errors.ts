@@ -5,7 +5,7 @@
 import { Errors, type Context, type Middleware } from "moleculer";
 
 export class DomainError extends Errors.MoleculerError {
-  /** `field`: the input the error is about, when it is about one (EXTENSIONS.md: the envelope's optional `field`). */
+  /** `field`: the input the error is about, when it is about one (the envelope's optional `field`: docs/architecture.md, "How a request flows"). */
   constructor(status: number, message: string, field?: string) {
     super(message, status, "DOMAIN_ERROR", field ? { field } : undefined);
     this.name = "DomainError";

@@ -1,9 +1,9 @@
 /**
- * Fail fast past a dead node (issue 19, item 1). A process killed with SIGKILL says no goodbye:
- * Moleculer learns of it only when its heartbeats stop (30 s by default, counted in whole
- * seconds), and until then calls routed to it wait the full request timeout. NATS knows at once:
- * a process's subscriptions vanish with its socket, and a request to a subject nobody subscribes
- * to is answered "no responders" (503) by the server itself.
+ * Fail fast past a dead node (docs/operations.md, "Failure modes"). A process killed with SIGKILL
+ * says no goodbye: Moleculer learns of it only when its heartbeats stop (30 s by default, counted
+ * in whole seconds), and until then calls routed to it wait the full request timeout. NATS knows at
+ * once: a process's subscriptions vanish with its socket, and a request to a subject nobody
+ * subscribes to is answered "no responders" (503) by the server itself.
  *
  * So every node answers on a subject of its own (`<prefix>.ALIVE.<nodeID>`, on the transporter's
  * own connection, so that the answer proves the very socket its requests arrive on). When a call
@@ -58,7 +58,7 @@ export const FAILFAST_DEFAULTS: FailFastOptions = {
   watchGoneMs: 30_000,
 };
 
-/** The IETF draft's header, as the ingestion actions document it among their fields (EXTENSIONS.md §6). */
+/** The IETF draft's header, as the ingestion actions document it among their fields (docs/api-tour.md, "Retries"). */
 const IDEMPOTENCY_HEADER = "Idempotency-Key";
 
 /** NATS's "no responders" status: the server has no subscription for the subject. */

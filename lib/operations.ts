@@ -47,7 +47,7 @@ export const ROUTE_GROUPS = {
   tokens: { title: "Users", auth: "basic" },
   password: { title: "Password reset", auth: "none" },
   session: { title: "Console session", auth: "session" },
-  // Every user type reaches the handler, which answers 403 `Unauthorized operation` to all but the admins (EXTENSIONS §4).
+  // Every user type reaches the handler, which answers 403 `Unauthorized operation` to all but the admins (docs/security.md, the audit trail).
   audit: { title: "Audit trail", auth: "basic" },
   thirdparty: { title: "Third-party pipelines", ...configuration },
   edge: { title: "Edge server pipelines", ...configuration },

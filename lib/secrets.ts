@@ -1,10 +1,10 @@
 /**
  * Secrets that users store with their configuration (a pipeline's SQL or OPC-UA password, an API
- * key), encrypted at rest (EXTENSIONS.md §8). A setting is a secret when its name ends in
- * `password`, `secret`, `token`, `api_key` or `private_key` (`user_password`, `apiKey` too), at
- * any depth of the settings. Such a value is stored as `{"$sealed": "v1.<iv>.<tag>.<ciphertext>"}`:
- * AES-256-GCM of the value's JSON, so a number stays a number when opened. Reads show "***"; an
- * update that sends "***" keeps the sealed value as it is.
+ * key), encrypted at rest (docs/security.md, "Pipeline secrets encrypted at rest"). A setting is a
+ * secret when its name ends in `password`, `secret`, `token`, `api_key` or `private_key`
+ * (`user_password`, `apiKey` too), at any depth of the settings. Such a value is stored as
+ * `{"$sealed": "v1.<iv>.<tag>.<ciphertext>"}`: AES-256-GCM of the value's JSON, so a number stays a
+ * number when opened. Reads show "***"; an update that sends "***" keeps the sealed value as it is.
  *
  * The key is SECRETS_KEY (32 bytes, base64 or hex), the same on every replica; without it (the
  * embedded default) one is made once and kept in DATA_DIR/secrets.key (mode 0600), beside the

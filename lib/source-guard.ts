@@ -1,9 +1,9 @@
 /**
  * Addresses that users give (op 57's SQL server, the SQL and OPC-UA collectors' sources) must not
- * turn the service against itself (EXTENSIONS.md §8): they never reach the service's own database
- * (the host and port of DATABASE_URL, whatever the database name), cache (REDIS_URL) or bus
- * (TRANSPORTER), and loopback, link-local and unspecified addresses only where SOURCE_ALLOW names
- * them. SOURCE_ALLOW never opens the service's own endpoints.
+ * turn the service against itself (docs/security.md, "Addresses users give"): they never reach the
+ * service's own database (the host and port of DATABASE_URL, whatever the database name), cache
+ * (REDIS_URL) or bus (TRANSPORTER), and loopback, link-local and unspecified addresses only where
+ * SOURCE_ALLOW names them. SOURCE_ALLOW never opens the service's own endpoints.
  *
  * The host name is resolved once and every address it resolves to is checked; the caller then
  * connects to the address answered (`address`), not to the name again, so a name that resolves

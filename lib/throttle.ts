@@ -1,5 +1,5 @@
 /**
- * Failed sign-in throttling and the OTP request limit (EXTENSIONS.md §4), as pure rules over a
+ * Failed sign-in throttling and the OTP request limit (docs/security.md), as pure rules over a
  * store of timestamped events: Redis in a cluster, so that every api replica counts the same
  * failures (lib/throttle-redis.ts), this process's memory in the embedded default
  * (`MemoryThrottleStore`). The clock is the caller's, so a test moves time instead of waiting.

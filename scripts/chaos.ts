@@ -64,7 +64,7 @@ const FAULTS = (process.env.CHAOS_FAULTS ?? "pipelines,alerting,api,auth,config,
   .split(",")
   .map((s) => s.trim())
   .filter(Boolean);
-/** The rule of issue 19: after a replica's death, while another replica runs, no request waits longer. */
+/** The rule (docs/operations.md, "Failure modes"): after a replica's death, while another replica runs, no request waits longer. */
 const REPLICA_MAX_WAIT_MS = 2000;
 /** The alarm's threshold (the trigger: temp >= 80) and the two values of a crossing. */
 const HIGH = 90;

@@ -1,8 +1,8 @@
 // @ts-check
 // The console's one way to the HTTP API: the session cookie (sent by the browser, never read
-// here), the header without which a change made with a cookie is refused (EXTENSIONS.md §3),
-// the service's error envelope turned into an ApiError, and a lost session answered by signing
-// in again and repeating the request, so that the page the user was on is kept.
+// here), the header without which a change made with a cookie is refused (docs/security.md, the
+// console session), the service's error envelope turned into an ApiError, and a lost session
+// answered by signing in again and repeating the request, so that the page the user was on is kept.
 
 /** An answer other than 2xx: the envelope's status, message and field (when the service names one). */
 export class ApiError extends Error {

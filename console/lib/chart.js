@@ -135,10 +135,10 @@ function yRangeWith(min, max, thresholds) {
 }
 
 /**
- * A trend of one tag from a history answer (EXTENSIONS.md §2): the mean as a line, min..max as a
- * band (so that a spike survives the zoom-out), thresholds as dashed lines, markers as verticals.
- * Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches that range
- * again at one bucket per pixel.
+ * A trend of one tag from a history answer (docs/api-tour.md, "Looking back"): the mean as a line,
+ * min..max as a band (so that a spike survives the zoom-out), thresholds as dashed lines, markers
+ * as verticals. Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches
+ * that range again at one bucket per pixel.
  */
 export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title }) {
   const points = history?.points ?? [];

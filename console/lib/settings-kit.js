@@ -355,7 +355,7 @@ export function CrudSection({
 
 // ------------------------------------------------------------------ who may write what
 
-/** What each user type may write (CONTRACT.md "Who may do what"); the service decides, this only hides buttons it would refuse. */
+/** What each user type may write (lib/access.ts; users: the auth service); the service decides, this only hides buttons it would refuse. */
 const WRITES = {
   "saas-admin": ["whole-site", "site", "plant", "function", "asset", "monitor", "pipeline", "watcher", "user"],
   "site-admin": ["site", "plant", "function", "asset", "monitor", "pipeline", "watcher", "user"],

@@ -1,7 +1,7 @@
 // @ts-check
 // What every view of the console shares: the `html` template tag (preact + htm, no build step),
 // data hooks that refresh without a reload, and the few components that carry the ISA-101 rules
-// of EXTENSIONS.md §3: calm greys for the normal, colour for the abnormal and never colour alone
+// of docs/console.md: calm greys for the normal, colour for the abnormal and never colour alone
 // (a word and a symbol beside it), numbers with their units.
 import { h } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";

@@ -1,4 +1,4 @@
-/** A tag's past at a glance: `pipelines.readings.history` (EXTENSIONS.md §2) as a small table. */
+/** A tag's past at a glance: `pipelines.readings.history` (docs/api-tour.md, "Looking back") as a small table. */
 import type { HistoryAnswer } from "../../services/pipelines/history.actions";
 import { callAs } from "../call";
 import { requireId, requireText, table } from "../format";

@@ -1,8 +1,9 @@
 /**
- * What the alert list and count (and the alarm-management reads) filter by (EXTENSIONS.md §1):
- * the place, exactly one of `function_id`, `plant_id`, `site_id` (lib/validation's `$$oneOf`:
- * none answers as the missing `function_id` always did), and the optional `state`, `ack_state`,
- * `severity`. Without the new keys the list and count answer as before.
+ * What the alert list and count (and the alarm-management reads) filter by (docs/api-tour.md,
+ * "Alarm management"): the place, exactly one of `function_id`, `plant_id`, `site_id`
+ * (lib/validation's `$$oneOf`: none answers as the missing `function_id` always did), and the
+ * optional `state`, `ack_state`, `severity`. Without the new keys the list and count answer as
+ * before.
  */
 import { inScope } from "../../lib/access";
 import { DomainError } from "../../lib/errors";

@@ -1,5 +1,5 @@
 /**
- * Alarm management's alert operations (EXTENSIONS.md §1): fetch one alert with its history,
+ * Alarm management's alert operations (docs/api-tour.md): fetch one alert with its history,
  * acknowledge (one, or many at once), shelve, unshelve, assign. The rules are lifecycle.ts's
  * (pure); a change is made under the alert's row lock, with its history entry, in one transaction.
  */

@@ -25,7 +25,7 @@ export interface AlertRow {
   start_ts: string | number;
   end_ts: string | number | null;
   note: string;
-  // Alarm management (EXTENSIONS.md §1); times epoch ms (bigint, read as text).
+  // Alarm management (docs/api-tour.md); times epoch ms (bigint, read as text).
   ack_state: AckState;
   acked_by: string | null;
   acked_at: string | number | null;

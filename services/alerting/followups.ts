@@ -1,11 +1,11 @@
 /**
- * An opened alert's follow-ups (EXTENSIONS.md §1), pure: `renotify_every` (notify again every
- * period while active, unacknowledged and not shelved), `escalation` tiers (still unacknowledged
- * `after` the opening: notify the tier's people, once), and the end of a shelf (an alert still
- * active when its shelf ends is notified again, once). Each is a due time kept in
- * `alert_followups`, written when the alert opens (or is shelved) in that transaction, and
- * claimed by one replica's job when due (repo.ts `claimDueFollowups`), so a restart forgets
- * none and two replicas send none twice. This module decides what a due follow-up does.
+ * An opened alert's follow-ups (docs/api-tour.md, "Alarm management"), pure: `renotify_every`
+ * (notify again every period while active, unacknowledged and not shelved), `escalation` tiers
+ * (still unacknowledged `after` the opening: notify the tier's people, once), and the end of a
+ * shelf (an alert still active when its shelf ends is notified again, once). Each is a due time
+ * kept in `alert_followups`, written when the alert opens (or is shelved) in that transaction, and
+ * claimed by one replica's job when due (repo.ts `claimDueFollowups`), so a restart forgets none
+ * and two replicas send none twice. This module decides what a due follow-up does.
  */
 import { parseDuration } from "./duration";
 import { isShelved } from "./lifecycle";

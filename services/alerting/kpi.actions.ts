@@ -1,6 +1,7 @@
 /**
- * The alarm-system performance figures of a function, a plant or a site (EXTENSIONS.md §1,
- * ISA-18.2 section 16 / EEMUA 191). Definitions in kpi.ts, the SQL in kpi.repo.ts.
+ * The alarm-system performance figures of a function, a plant or a site (docs/api-tour.md,
+ * "Alarm management"; ISA-18.2 section 16 / EEMUA 191). Definitions in kpi.ts, the SQL in
+ * kpi.repo.ts.
  */
 import { inScope } from "../../lib/access";
 import { DomainError } from "../../lib/errors";

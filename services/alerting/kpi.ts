@@ -1,6 +1,6 @@
 /**
- * Alarm-system performance (EXTENSIONS.md §1, ISA-18.2 section 16 / EEMUA 191): the range of a
- * KPI request and the answer's shape from what kpi.repo.ts aggregates in SQL. Pure.
+ * Alarm-system performance (docs/api-tour.md, "Alarm management"; ISA-18.2 section 16 / EEMUA 191):
+ * the range of a KPI request and the answer's shape from what kpi.repo.ts aggregates in SQL. Pure.
  *
  * Definitions (docs/api-tour.md, "Alarm management"): every figure but the standing ones counts the alerts
  * that opened in [from, to]. The range is cut into 10-minute windows from `from` (the last one

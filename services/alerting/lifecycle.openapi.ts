@@ -1,6 +1,6 @@
 /**
- * Alarm management's resources as the docs show them (EXTENSIONS.md §1): the fields alerts gain,
- * an alert fetched with its history, the bulk acknowledgement's answer.
+ * Alarm management's resources as the docs show them (docs/api-tour.md, "Alarm management"): the
+ * fields alerts gain, an alert fetched with its history, the bulk acknowledgement's answer.
  */
 import { arr, int, obj, ref, type JsonSchema } from "../../lib/openapi-schema";
 import { HISTORY_ACTIONS } from "./lifecycle";

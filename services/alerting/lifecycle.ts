@@ -1,10 +1,10 @@
 /**
- * An alert's life as ISA-18.2 / IEC 62682 sees it (EXTENSIONS.md §1), pure: (the alert's
- * lifecycle state, an action, who acts, now) → the new state and the history entry it writes,
- * nothing (the action changes nothing: acknowledging twice, unshelving what is not shelved), or
- * a refusal. The process state (`active`/`closed`) is the evaluator's; acknowledgement is the
- * operator's, so the two are independent: an alert that returns to normal unacknowledged stays
- * unacknowledged until someone acknowledges it.
+ * An alert's life as ISA-18.2 / IEC 62682 sees it (docs/api-tour.md, "Alarm management"), pure:
+ * (the alert's lifecycle state, an action, who acts, now) → the new state and the history entry it
+ * writes, nothing (the action changes nothing: acknowledging twice, unshelving what is not
+ * shelved), or a refusal. The process state (`active`/`closed`) is the evaluator's; acknowledgement
+ * is the operator's, so the two are independent: an alert that returns to normal unacknowledged
+ * stays unacknowledged until someone acknowledges it.
  */
 import type { UserType } from "../../lib/access";
 import { MINUTE_MS } from "../../lib/time";

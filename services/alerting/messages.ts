@@ -1,4 +1,4 @@
-/** The spec's texts for the alerting service, word for word (interface-spec.md: Watchers, Alerts, Errors). */
+/** The spec's texts for the alerting service, word for word (watchers, alerts, errors). */
 export const MSG = {
   // Watchers (ops 1-6)
   watcherCreated: (id: string) => `Successfully created watcher with ID ${id}.`,
@@ -20,13 +20,14 @@ export const MSG = {
   // Add note's only error in the spec; also what an unknown (or out-of-scope) alert answers.
   somethingWentWrong: "Something went wrong",
 
-  // Alarm KPIs (EXTENSIONS.md §1): a plant or site unknown or outside the caller's scope, in the
-  // words of the function's text (ours; the alert list and count answer the same).
+  // Alarm KPIs (docs/api-tour.md, "Alarm management"): a plant or site unknown or outside the
+  // caller's scope, in the words of the function's text (ours; the alert list and count answer the
+  // same).
   plantDoesNotExist: "Plant does not exist",
   siteDoesNotExist: "Site does not exist",
   invalidDateFormat: "Invalid date format",
 
-  // Alarm management (EXTENSIONS.md §1): the alert lifecycle
+  // Alarm management (docs/api-tour.md): the alert lifecycle
   invalidAlertId: (id: string) => `Invalid Alert ID: ${id}`,
   invalidUser: (username: string) => `Invalid user: ${username}`,
   alertAcknowledged: "Alert acknowledged",
@@ -34,7 +35,7 @@ export const MSG = {
   alertUnshelved: "Alert unshelved",
   alertAssigned: "Alert assigned",
 
-  // Alarm management (EXTENSIONS.md §1): maintenance windows of a watcher
+  // Alarm management (docs/api-tour.md): maintenance windows of a watcher
   invalidSuppressionId: (id: string) => `Invalid Suppression ID: ${id}`,
   suppressionRemoved: "Suppression removed",
 

@@ -105,7 +105,7 @@ export const migrations = [
        FROM alert_outbox ORDER BY next_attempt_at, alert_id`,
     `DROP TABLE alert_outbox`,
   ]),
-  // Alarm management (EXTENSIONS.md §1): an alert's acknowledgement, shelf, assignee, suppression
+  // Alarm management (docs/api-tour.md): an alert's acknowledgement, shelf, assignee, suppression
   // and reason, and its history. Existing alerts read as unacknowledged, opened by their condition.
   // Times are epoch ms like start_ts; `by` NULL is the system (opened, closed, notified, escalated).
   sqlMigration("AlertingLifecycleA1766000000000", [
@@ -139,8 +139,9 @@ export const migrations = [
   // Alarm KPIs: the standing alerts of a place (stale, unacknowledged) without reading its history;
   // a trigger has at most one active alert, so this index stays small.
   sqlMigration("AlertingKpiC1766000000100", [`CREATE INDEX alerts_active_site ON alerts (site_id, start_ts) WHERE state = 'active'`]),
-  // Maintenance windows (EXTENSIONS.md §1): an alert whose start falls inside one of its watcher's
-  // windows opens `suppressed` and is not notified. Epoch ms like start_ts; gone with the watcher.
+  // Maintenance windows (docs/api-tour.md, "Alarm management"): an alert whose start falls inside
+  // one of its watcher's windows opens `suppressed` and is not notified. Epoch ms like start_ts;
+  // gone with the watcher.
   sqlMigration("AlertingSuppressionsB1766000000200", [
     `CREATE TABLE suppressions (
        id          uuid   PRIMARY KEY,
@@ -153,10 +154,11 @@ export const migrations = [
      )`,
     `CREATE INDEX suppressions_watcher ON suppressions (watcher_id, from_ts)`,
   ]),
-  // Follow-ups of an opened alert (EXTENSIONS.md §1): re-notifications, escalation tiers, the end
-  // of a shelf, each a due time claimed by one replica's job (followups.ts) and handed to the
-  // notifier on the alerts stream in the transaction that records it. `alert_notices` keeps the
-  // opening's notice, which every follow-up sends again (with its own recipients for a tier).
+  // Follow-ups of an opened alert (docs/api-tour.md, "Alarm management"): re-notifications,
+  // escalation tiers, the end of a shelf, each a due time claimed by one replica's job
+  // (followups.ts) and handed to the notifier on the alerts stream in the transaction that records
+  // it. `alert_notices` keeps the opening's notice, which every follow-up sends again (with its own
+  // recipients for a tier).
   sqlMigration("AlertingFollowupsB21766000000300", [
     `CREATE TABLE alert_notices (
        alert_id  uuid  PRIMARY KEY REFERENCES alerts(alert_id) ON DELETE CASCADE,
@@ -184,11 +186,11 @@ export const migrations = [
     `CREATE INDEX alerts_kpi_plant ON alerts (plant_id, watcher_id, trigger_id, start_ts) INCLUDE (severity, acked_at, end_ts, state, site_id)`,
     `CREATE INDEX alerts_kpi_function ON alerts (function_id, watcher_id, trigger_id, start_ts) INCLUDE (severity, acked_at, end_ts, state, site_id, plant_id)`,
   ]),
-  // no_data (EXTENSIONS.md §1, nodata.ts): when each series of a trigger with `no_data` was last
-  // heard (epoch ms, arrival time) and when it goes silent; `silent` once its no_data alert opened,
-  // until the series is heard again. Claimed by one replica's job (FOR UPDATE SKIP LOCKED).
-  // A trigger may now have one active alert per reason: a tag can fall silent while its
-  // condition's alert is active, and the condition's close leaves the no_data alert open.
+  // no_data (nodata.ts; docs/api-tour.md, "Alarm management"): when each series of a trigger with
+  // `no_data` was last heard (epoch ms, arrival time) and when it goes silent; `silent` once its
+  // no_data alert opened, until the series is heard again. Claimed by one replica's job (FOR UPDATE
+  // SKIP LOCKED). A trigger may now have one active alert per reason: a tag can fall silent while
+  // its condition's alert is active, and the condition's close leaves the no_data alert open.
   sqlMigration("AlertingNoDataN1766000000600", [
     `CREATE TABLE no_data_series (
        watcher_id  uuid    NOT NULL,

@@ -1,14 +1,14 @@
 /**
- * `no_data` (EXTENSIONS.md §1), pure: a trigger with `no_data` watches each series (monitor, tag)
- * its conditions read. A series is heard when one of its readings reaches alerting (arrival time,
- * not the gateway's clock: a gateway that sends old readings late is still heard); it is due
- * `no_data` after it was last heard. A due series whose pipeline is `running` falls silent and
- * opens the trigger's `no_data` alert (one per trigger, beside any condition alert), which starts
- * when the silence reached `no_data`. A pipeline that is not running (stopped, starting, in
- * error, or unknown to alerting) is not expected to send: the silence is counted again from now,
- * so a pipeline just started gets a whole `no_data` before its first reading is missed. The next
- * reading of a silent series closes the alert once none of the trigger's series is silent. The
- * state lives in `no_data_series` (repo.ts); the job is nodata.job.ts.
+ * `no_data` (docs/api-tour.md, "Alarm management"), pure: a trigger with `no_data` watches each
+ * series (monitor, tag) its conditions read. A series is heard when one of its readings reaches
+ * alerting (arrival time, not the gateway's clock: a gateway that sends old readings late is still
+ * heard); it is due `no_data` after it was last heard. A due series whose pipeline is `running`
+ * falls silent and opens the trigger's `no_data` alert (one per trigger, beside any condition
+ * alert), which starts when the silence reached `no_data`. A pipeline that is not running (stopped,
+ * starting, in error, or unknown to alerting) is not expected to send: the silence is counted again
+ * from now, so a pipeline just started gets a whole `no_data` before its first reading is missed.
+ * The next reading of a silent series closes the alert once none of the trigger's series is silent.
+ * The state lives in `no_data_series` (repo.ts); the job is nodata.job.ts.
  */
 import type { ConditionRule, TriggerRule } from "./evaluator";
 

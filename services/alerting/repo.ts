@@ -311,7 +311,7 @@ export interface OpeningAlert {
   start_ts: number;
   details: object;
   opened_at: number;
-  /** `condition` (default) or `no_data` (EXTENSIONS.md §1). */
+  /** `condition` (default) or `no_data` (docs/api-tour.md, "Alarm management"). */
   reason?: "condition" | "no_data";
   /** Opened inside a maintenance window of its watcher (default false). */
   suppressed?: boolean;

@@ -1,7 +1,7 @@
 /**
- * Maintenance windows of a watcher (EXTENSIONS.md §1): add one, remove one. Who may: as for a
- * watcher update. The watcher fetch shows them (watchers.actions.ts); evaluation.ts suppresses
- * the alerts that open inside one. Rules in suppressions.ts, SQL in repo.ts.
+ * Maintenance windows of a watcher (docs/api-tour.md, "Alarm management"): add one, remove one. Who
+ * may: as for a watcher update. The watcher fetch shows them (watchers.actions.ts); evaluation.ts
+ * suppresses the alerts that open inside one. Rules in suppressions.ts, SQL in repo.ts.
  */
 import { requireWrite } from "../../lib/access";
 import { auditedWrite, diff, type AuditChange } from "../../lib/audit";

@@ -1,7 +1,7 @@
 /**
- * Maintenance windows of a watcher (EXTENSIONS.md §1): while one covers an alert's start, the
- * alert opens `suppressed` and is not notified (evaluation.ts). Pure: the window a body asks
- * for, and a window as the watcher fetch shows it. The SQL is in repo.ts.
+ * Maintenance windows of a watcher (docs/api-tour.md, "Alarm management"): while one covers an
+ * alert's start, the alert opens `suppressed` and is not notified (evaluation.ts). Pure: the window
+ * a body asks for, and a window as the watcher fetch shows it. The SQL is in repo.ts.
  */
 import type { SuppressionRow } from "./repo";
 import { MSG } from "./messages";

@@ -32,7 +32,7 @@ export interface TriggerBody {
   notifyTo: NotifyTo;
   severity: number;
   trigger_relation: Relation;
-  /** Hysteresis on clear (EXTENSIONS.md §1): a number ≥ 0 written as text, in the tags' units. Absent: none. */
+  /** Hysteresis on clear (docs/api-tour.md, "Alarm management"): a number ≥ 0 written as text, in the tags' units. Absent: none. */
   deadband?: string;
   /** Off-delay before an active alert closes, a duration like `minimum_duration`. Absent: none. */
   clear_delay?: string;
@@ -44,7 +44,7 @@ export interface TriggerBody {
   escalation?: EscalationTier[];
 }
 
-/** An escalation tier of a trigger (EXTENSIONS.md §1). */
+/** An escalation tier of a trigger (docs/api-tour.md, "Alarm management"). */
 export interface EscalationTier {
   after: string;
   users: string[];

@@ -33,13 +33,13 @@ export async function authenticate(host: AuthenticationHost, ctx: Context<unknow
   const origin = host.originOf(req);
   ctx.meta.client = origin.address;
   const sessionId = sessionIdOf(req);
-  // A GET that changes something (op 64's run, op 65's schedule) is a change (EXTENSIONS §8).
+  // A GET that changes something (op 64's run, op 65's schedule) is a change (docs/security.md, "GETs that change something").
   const changes = alias.changes || !SAFE_METHODS.has(req.method ?? "GET");
-  // Another site's page can make a signed-in browser send the cookie, but not this header (EXTENSIONS §3).
+  // Another site's page can make a signed-in browser send the cookie, but not this header (docs/security.md, the console session).
   if (changes && sessionId && req.headers.authorization === undefined && !fromConsole(req)) throw new DomainError(403, "Unauthorized operation");
   // Nor may it use Basic credentials the browser keeps since it answered a challenge (Sec-Fetch-Site: browsers only).
   if (changes && /^(cross|same)-site$/.test(String(req.headers["sec-fetch-site"] ?? ""))) throw new DomainError(403, "Unauthorized operation");
-  // Issuing or revoking tokens, changing a credential: a person's doing, never an integration's (EXTENSIONS §8).
+  // Issuing or revoking tokens, changing a credential: a person's doing, never an integration's (docs/security.md, "What an API token may not do").
   if (alias.refusesTokens && parseBearer(req.headers.authorization)) throw new DomainError(403, "Unauthorized operation");
   if (alias.rateLimit) await host.rateLimits.take(alias, origin.address);
   if (alias.auth === "none") return null;

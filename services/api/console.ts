@@ -1,5 +1,5 @@
 /**
- * The console (EXTENSIONS.md §3): a single page served by the gateway at `/`, its modules under
+ * The console (docs/console.md): a single page served by the gateway at `/`, its modules under
  * `/console/`. Plain ES modules, no build step and no CDN (a plant's network often has no
  * internet): the page's own files from the repository's console/ folder, and the three libraries it uses
  * (preact, htm, uPlot) straight from node_modules, mapped by the page's import map.

@@ -14,7 +14,7 @@ import { serveConsole } from "./console";
 import { hasForbiddenKey, hasForbiddenQueryKey, readJsonBody, sendErrorAnswer, toEnvelope } from "./http";
 import { buildOpenApi, serveDocument } from "./openapi";
 
-/** The IETF draft's header (EXTENSIONS.md §6), as node names it. */
+/** The IETF draft's header (docs/api-tour.md, "Retries"), as node names it. */
 export const IDEMPOTENCY_KEY = "idempotency-key";
 
 /** Every error the gateway answers, in the envelope, with the headers its status asks for. */

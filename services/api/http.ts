@@ -165,7 +165,7 @@ export function armServer(server: Server): void {
   });
 }
 
-/** Headers of every answer (EXTENSIONS.md §4); the HTML pages add their Content-Security-Policy (openapi.ts). */
+/** Headers of every answer (docs/security.md, challenge and headers); the HTML pages add their Content-Security-Policy (openapi.ts). */
 export const API_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",

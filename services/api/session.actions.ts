@@ -1,10 +1,10 @@
 /**
- * The console's sign-in (EXTENSIONS.md §3): `POST /_auth/session` checks a password as Basic
- * does (throttled alike) and answers with a session cookie; `GET` tells who is signed in;
- * `DELETE` signs out. Owned by the gateway, not by auth: a session is how the gateway knows a
- * browser (as Basic and tokens are for other callers), it is read on every request the console
- * makes, before any service is called, and it lives in the cacher beside the gateway's other
- * state; auth is asked for the password check only, as for Basic.
+ * The console's sign-in (docs/security.md, the console session): `POST /_auth/session` checks a
+ * password as Basic does (throttled alike) and answers with a session cookie; `GET` tells who is
+ * signed in; `DELETE` signs out. Owned by the gateway, not by auth: a session is how the gateway
+ * knows a browser (as Basic and tokens are for other callers), it is read on every request the
+ * console makes, before any service is called, and it lives in the cacher beside the gateway's
+ * other state; auth is asked for the password check only, as for Basic.
  */
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { ModuleName, Principal, UserType } from "../../lib/access";

@@ -1,7 +1,8 @@
 /**
- * The console's sessions (EXTENSIONS.md §3), kept in the broker's cacher (Redis in a cluster, so
- * every api replica knows them; memory in the embedded default) and named by a random id that
- * only the browser's HttpOnly cookie holds: the cacher keeps a hash of it, never the id itself.
+ * The console's sessions (docs/security.md, the console session), kept in the broker's cacher
+ * (Redis in a cluster, so every api replica knows them; memory in the embedded default) and named
+ * by a random id that only the browser's HttpOnly cookie holds: the cacher keeps a hash of it,
+ * never the id itself.
  *
  * Expiry is idle time: each use pushes it SESSION_TTL_S further (rewritten at most once a minute,
  * so a busy console does not write on every request).

@@ -1,4 +1,4 @@
-/** The spec's texts for the ems service, word for word (interface-spec.md, Errors: EMS). */
+/** The spec's texts for the ems service, word for word (its EMS errors). */
 export const MSG = {
   monitorIdNotGiven: "Monitor id not given",
   monitorIdInvalid: "Monitor id is invalid",

@@ -1,4 +1,4 @@
-/** The spec's texts for the notebooks service, word for word (interface-spec.md, ops 58-66 and Errors). */
+/** The spec's texts for the notebooks service, word for word (operations 58-66 of the interface and their errors). */
 export const MSG = {
   success: "Success",
   renamed: "Rename Successful",

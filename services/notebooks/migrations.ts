@@ -51,7 +51,7 @@ export const migrations = [
     `CREATE INDEX runs_notebook_idx ON runs (notebook_id, queued_at DESC)`,
     `CREATE INDEX runs_queued_idx ON runs (queued_at) WHERE status = 'queued'`,
   ]),
-  // Issue 17, the audit trail: the outbox the service stages its audit entries in (lib/audit.ts).
+  // The audit trail: the outbox the service stages its audit entries in (lib/audit.ts).
   sqlMigration("NotebooksAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
   /*
    * A notebook belongs to its owner's user record, not to the name: owner_since is that record's

@@ -1,7 +1,7 @@
 /**
- * Truthful readiness (issue 19, EXTENSIONS.md §6): `/ready` is 503 while the bus does not answer
- * (a NATS server of the test's own, killed with SIGKILL and started again on the same port) and on
- * an api that reaches none of the services its routes need; `/live` stays about the process.
+ * Truthful readiness (docs/operations.md, "Failure modes"): `/ready` is 503 while the bus does not
+ * answer (a NATS server of the test's own, killed with SIGKILL and started again on the same port)
+ * and on an api that reaches none of the services its routes need; `/live` stays about the process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";

@@ -78,7 +78,7 @@ describe("REPL commands", () => {
     // What the REPL made is what the API shows.
     const sites = await t.http<{ site_id: string; site_name: string }[]>("GET", "/_config/sites/_list");
     expect(sites.body).toContainEqual(expect.objectContaining({ site_id: siteId, site_name: "Repl Demo" }));
-    // The simulator command for the pipeline, with its ingest key (issue 8: seed-demo prints it).
+    // The simulator command for the pipeline, with its ingest key (seed-demo prints it).
     expect(out).toMatch(new RegExp(`^ {2}npm run simulate -- --url ${t.baseUrl} --pipeline ${pipelineId} --key pk_\\S+$`, "m"));
     // The printed command feeds the pipeline: run it (through a shell, as an operator would).
     const curl = /^ {2}(curl .*)$/m.exec(out)![1]!;

@@ -99,7 +99,7 @@ describe("an alert's life from readings", () => {
       type_of_data: "Condition",
       watcher_id: watcherId,
       watcher_name: "Pump watch",
-      // Alarm management (EXTENSIONS.md §1): the fields alerts gain.
+      // Alarm management (docs/api-tour.md): the fields alerts gain.
       ack_state: "unacknowledged",
       acked_by: null,
       acked_at: null,
@@ -186,7 +186,7 @@ describe("alert list filters (op 8)", () => {
     expect(pick(await t.http("GET", `/_alerting/alerts/_list?function_id=${randomUUID()}&is_hidden=0`))).toEqual(err(400, "Function does not exist"));
     expect(pick(await t.http("GET", `/_alerting/alerts/_list?function_id=nope&is_hidden=0`))).toEqual(err(400, "Function does not exist"));
     expect(pick(await t.http("GET", base))).toEqual(err(400, "Insufficient inputs"));
-    // `severity` is a filter since alarm management (EXTENSIONS.md §1), in lower case like the count's keys.
+    // `severity` is a filter since alarm management (docs/api-tour.md), in lower case like the count's keys.
     expect(pick(await t.http("GET", `${base}&is_hidden=0&priority=High`))).toEqual(err(400, "Excess inputs", "priority"));
     expect(pick(await t.http("GET", `${base}&is_hidden=0&severity=High`))).toEqual(err(400, "Invalid input: severity", "severity"));
     expect(pick(await t.http("GET", `${base}&is_hidden=0&from=yesterday`))).toEqual(err(400, "Invalid input: from"));

@@ -1,9 +1,10 @@
 /**
- * An alert's follow-ups (EXTENSIONS.md §1) with the real PostgreSQL and SMTP receiver: an
- * escalation tier that fires once, one that does not because the alert was acknowledged in time,
- * re-notifications that stop on acknowledge, a shelf that ends while the alert is active; each
- * in the alert's history, and a follow-up handed to the notifier again sends nothing twice.
- * Alerts are opened by the live evaluation (`alerting.evaluate`, as the readings stream calls it).
+ * An alert's follow-ups (docs/api-tour.md, "Alarm management") with the real PostgreSQL and SMTP
+ * receiver: an escalation tier that fires once, one that does not because the alert was
+ * acknowledged in time, re-notifications that stop on acknowledge, a shelf that ends while the
+ * alert is active; each in the alert's history, and a follow-up handed to the notifier again sends
+ * nothing twice. Alerts are opened by the live evaluation (`alerting.evaluate`, as the readings
+ * stream calls it).
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";

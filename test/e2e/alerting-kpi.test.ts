@@ -1,6 +1,6 @@
 /**
- * Alarm-system KPIs (EXTENSIONS.md §1) over a history seeded by SQL with known times; every
- * expected figure is worked out by hand below from that history.
+ * Alarm-system KPIs (docs/api-tour.md, "Alarm management") over a history seeded by SQL with known
+ * times; every expected figure is worked out by hand below from that history.
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
@@ -184,7 +184,7 @@ describe("GET /_alerting/alerts/_kpi", () => {
     expect(otherSite).toMatchObject({ status: 400, body: envelope(400, "Site does not exist") });
   });
 
-  it("answers the errors of §1", async () => {
+  it("answers the KPI errors", async () => {
     const cases: [string, string][] = [
       ["", "Insufficient inputs"],
       [`function_id=${place.function_id}&site_id=${place.site_id}`, "Excess inputs"],

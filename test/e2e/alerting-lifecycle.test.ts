@@ -1,5 +1,5 @@
 /**
- * Alarm management over HTTP (EXTENSIONS.md §1): the alert fetch with its history, acknowledge
+ * Alarm management over HTTP (docs/api-tour.md): the alert fetch with its history, acknowledge
  * (one and bulk), shelve and its expiry, unshelve, assign, and the list and count filters.
  * Alerts are opened and closed by the live evaluation (`alerting.evaluate`, as the readings
  * stream's consumer calls it), on the real PostgreSQL.

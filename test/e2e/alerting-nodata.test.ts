@@ -1,8 +1,8 @@
 /**
- * `no_data` (EXTENSIONS.md §1) with the real servers: a gateway's tag that goes quiet while the
- * pipeline runs opens one `no_data` alert, emailed once; its next reading closes it. A stopped
- * pipeline is not expected to send: its silence opens nothing. The field is stored, echoed by the
- * watcher fetch and validated.
+ * `no_data` (docs/api-tour.md, "Alarm management") with the real servers: a gateway's tag that goes
+ * quiet while the pipeline runs opens one `no_data` alert, emailed once; its next reading closes
+ * it. A stopped pipeline is not expected to send: its silence opens nothing. The field is stored,
+ * echoed by the watcher fetch and validated.
  */
 import { startTestNode, type TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";

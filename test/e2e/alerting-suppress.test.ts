@@ -1,7 +1,7 @@
 /**
- * Trigger fields and maintenance windows (EXTENSIONS.md §1), through the public API with the
- * real servers: a chattering signal ingested by a gateway opens several alerts, one with
- * `deadband` or `clear_delay`; a watcher's maintenance window suppresses the alerts that open
+ * Trigger fields and maintenance windows (docs/api-tour.md, "Alarm management"), through the public
+ * API with the real servers: a chattering signal ingested by a gateway opens several alerts, one
+ * with `deadband` or `clear_delay`; a watcher's maintenance window suppresses the alerts that open
  * inside it (recorded, not emailed); the suppress routes' answers and errors.
  */
 import { Client } from "pg";

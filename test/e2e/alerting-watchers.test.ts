@@ -139,7 +139,7 @@ describe("fetch, list and count (ops 4-6)", () => {
         "latest_alert_date",
         "total_alerts",
         "triggers",
-        // EXTENSIONS.md §1: the fetch (only) gains the watcher's maintenance windows.
+        // Alarm management: the fetch (only) gains the watcher's maintenance windows.
         "suppressions",
       ].sort(),
     );

@@ -1,5 +1,5 @@
 /**
- * The audit trail over HTTP (EXTENSIONS.md §4), on the real PostgreSQL and NATS JetStream: every
+ * The audit trail over HTTP (docs/security.md), on the real PostgreSQL and NATS JetStream: every
  * service that changes something stages its entry in the change's transaction on the `audit`
  * stream, and config appends it to the hash-chained log. Entries for each kind of change with
  * who, where and what; secrets redacted (no password in the table's text nor in this test's log

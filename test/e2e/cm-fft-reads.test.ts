@@ -1,7 +1,7 @@
 /**
- * Easier spectrum reads (EXTENSIONS.md §2): `_timestamps` bounded by from/to/limit, `_spectrum`
- * and `_peaks` with nearest=true and the X-Capture-Timestamp header; captures stored through
- * cm's `ingest.waveform`, as the waveforms stream stores them.
+ * Easier spectrum reads (docs/api-tour.md, "Looking back"): `_timestamps` bounded by from/to/limit,
+ * `_spectrum` and `_peaks` with nearest=true and the X-Capture-Timestamp header; captures stored
+ * through cm's `ingest.waveform`, as the waveforms stream stores them.
  */
 import { randomUUID } from "node:crypto";
 import { envelope } from "../helpers/envelope";

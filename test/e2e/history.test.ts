@@ -1,8 +1,8 @@
 /**
- * A tag's history and export (EXTENSIONS.md §2) through the real ingestion API and the readings
- * stream's rollup consumer: raw points when few, buckets with the spike kept in `max` when many,
- * the rollups equal to the raw readings' aggregates after concurrent batches, the CSV row by row against the stored readings across day partitions, scope and every
- * error text.
+ * A tag's history and export (docs/api-tour.md, "Looking back") through the real ingestion API and
+ * the readings stream's rollup consumer: raw points when few, buckets with the spike kept in `max`
+ * when many, the rollups equal to the raw readings' aggregates after concurrent batches, the CSV
+ * row by row against the stored readings across day partitions, scope and every error text.
  */
 import { Client } from "pg";
 import { startTestNode, type TestNode } from "../helpers/node";
@@ -123,7 +123,7 @@ describe("GET /_cm/monitors/<id>/_history", () => {
     }
   });
 
-  it("answers the §2 errors and scope", async () => {
+  it("answers the history and export errors and scope", async () => {
     const range = q(BASE, BASE + DAY);
     const cases: [string, number, string][] = [
       [`/_cm/monitors/not-a-monitor/_history?tag=Pressure&${range}`, 400, "Invalid Monitor Id"],

@@ -1,10 +1,11 @@
 /**
- * Addresses, tokens and secrets that cannot be turned against the service (EXTENSIONS §8, issue
- * 25), over HTTP against the machine's PostgreSQL, MariaDB, and a real SMTP server on loopback:
- * op 57 refusing the service's own database and the link-local metadata address at once, a
- * loopback MariaDB named in SOURCE_ALLOW introspected, op 57 throttled per client address; the GET
- * forms of run and schedule treated as changes; what a token may not do, a reset revoking tokens,
- * `via_token_of`; pipeline secrets sealed; the CSV export neutralised; ingest keys rotated.
+ * Addresses, tokens and secrets that cannot be turned against the service (docs/security.md,
+ * "Addresses, tokens and secrets"), over HTTP against the machine's PostgreSQL, MariaDB, and a real
+ * SMTP server on loopback: op 57 refusing the service's own database and the link-local metadata
+ * address at once, a loopback MariaDB named in SOURCE_ALLOW introspected, op 57 throttled per
+ * client address; the GET forms of run and schedule treated as changes; what a token may not do, a
+ * reset revoking tokens, `via_token_of`; pipeline secrets sealed; the CSV export neutralised;
+ * ingest keys rotated.
  *
  * The node trusts loopback as its proxy (TRUST_PROXY), so that a test speaks for a client address
  * of its choosing with X-Forwarded-For, and keeps a rotated key 3 s (INGEST_KEY_GRACE_S).

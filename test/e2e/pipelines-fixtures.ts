@@ -2,7 +2,7 @@
 import type { TestNode } from "../helpers/node";
 import { envelope } from "../helpers/envelope";
 
-/** An error's envelope: the spec's status and message; the input it names (`field`, EXTENSIONS.md) may stand beside them. */
+/** An error's envelope: the spec's status and message; the input it names (`field`) may stand beside them. */
 export const err = envelope;
 export const MISSING = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
 

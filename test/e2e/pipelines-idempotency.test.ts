@@ -1,9 +1,9 @@
 /**
- * Idempotent ingestion (EXTENSIONS.md §6): the `Idempotency-Key` header on readings and
- * waveforms. A repeat answers what the first answered and stores nothing again, also when the
- * first was committed but never answered; another body under the key is 422; a repeat while the
- * first is in its transaction is 409; a bad key is 400; without the header nothing changes; keys
- * are per pipeline and purged after 24 h. Counted in SQL, against a real node.
+ * Idempotent ingestion (docs/api-tour.md, "Retries"): the `Idempotency-Key` header on readings and
+ * waveforms. A repeat answers what the first answered and stores nothing again, also when the first
+ * was committed but never answered; another body under the key is 422; a repeat while the first is
+ * in its transaction is 409; a bad key is 400; without the header nothing changes; keys are per
+ * pipeline and purged after 24 h. Counted in SQL, against a real node.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";

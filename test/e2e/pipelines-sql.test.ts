@@ -5,7 +5,7 @@
  * Microsoft SQL Server goes through the same code with the `mssql` driver; there is no server
  * on this machine to test it against.
  *
- * Since issue 25 op 57 refuses the service's own PostgreSQL (the machine's, on 5432, where the test
+ * Operation 57 refuses the service's own PostgreSQL (the machine's, on 5432, where the test
  * node keeps its database) and loopback addresses SOURCE_ALLOW does not name: the PostgreSQL
  * introspected here is a server of the test's own (test/helpers/pg-server.ts), the node allows
  * 127.0.0.0/8, and each call comes from a client address of its own (X-Forwarded-For from a

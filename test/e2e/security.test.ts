@@ -1,5 +1,5 @@
 /**
- * Identity and abuse over HTTP (EXTENSIONS.md §3 and §4, issue 17 items 1-4): failed sign-in
+ * Identity and abuse over HTTP (docs/security.md): failed sign-in
  * throttling per username and address, per address, and for a guess spread over addresses (with
  * the owner's email); no password hash paid by a locked-out caller; the OTP request limit and the
  * OTP's own limit of wrong tries; the Basic challenge; the headers of every answer; the console's
@@ -133,7 +133,7 @@ describe("OTP limits", () => {
     expect(await generate("otp.other@example.com")).toMatchObject({ status: 200 });
   });
 
-  it("voids an OTP after 5 wrong tries (CONTRACT.md)", async () => {
+  it("voids an OTP after 5 wrong tries", async () => {
     await newUser("otp.void@example.com");
     expect((await generate("otp.void@example.com")).status).toBe(200);
     const [mail] = await smtp.waitFor(1, { to: "otp.void@example.com" });

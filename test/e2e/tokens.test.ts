@@ -1,5 +1,5 @@
 /**
- * API tokens over HTTP (EXTENSIONS §4): issue, list and revoke with their answers and errors,
+ * API tokens over HTTP (docs/security.md): issue, list and revoke with their answers and errors,
  * who may manage whose tokens, a token signing in as its user (its current grants), a read
  * token's change refused, expiry, revocation, `last_used_at`, the token kept only as a hash,
  * refused tokens counted by the sign-in throttle, and tokens never written to the logs (the node
@@ -305,7 +305,7 @@ describe("who manages whose tokens", () => {
     expect((await t.http("GET", "/_config/sites/_list", { auth: user })).status).toBe(200);
   });
 
-  // Since issue 25 (EXTENSIONS §8) a token revokes no token either: issuing and revoking are a person's doing.
+  // A token revokes no token either (docs/security.md, "What an API token may not do"): issuing and revoking are a person's doing.
   it("a token cannot issue tokens (it could outlive its own expiry) nor revoke them, but lists them", async () => {
     const write = await issued(ADMIN.username, "write");
     expect(await issue(ADMIN.username, { name: "anon", scope: "write", expires_in_days: 1 }, null)).toMatchObject({ status: 401, body: err(401, "Invalid credentials") });

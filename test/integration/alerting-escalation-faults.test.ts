@@ -1,6 +1,6 @@
 /**
  * Follow-ups (renotify_every, escalation tiers) under faults, as separate processes over the
- * machine's NATS, with the real SMTP receiver and the Twilio stand-in (issue 15):
+ * machine's NATS, with the real SMTP receiver and the Twilio stand-in:
  * - two alerting replicas; the one that has claimed an escalation tier is killed (SIGKILL) with
  *   the claim's transaction still open, and started again: each tier and each re-notification
  *   reaches each of its people exactly once, and the history has each `escalated` once;

@@ -1,7 +1,8 @@
 /**
- * Graceful drain (issue 19 item 4): SIGTERM to a real process under load. It is unready at once,
- * answers what arrives during the grace (each answer closing its connection), then accepts no new
- * connection, completes what is in flight, and exits: no request in flight is reset, none fails.
+ * Graceful drain (docs/operations.md, "Failure modes"): SIGTERM to a real process under load. It is
+ * unready at once, answers what arrives during the grace (each answer closing its connection), then
+ * accepts no new connection, completes what is in flight, and exits: no request in flight is reset,
+ * none fails.
  */
 import http from "node:http";
 import { ADMIN, basic } from "../helpers/node";

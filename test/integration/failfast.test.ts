@@ -1,10 +1,10 @@
 /**
- * Fail fast past a dead replica (issue 19 item 1, lib/failfast.ts): every service in its own
- * process over NATS, three alerting and two pipelines replicas behind one api. A replica killed
- * with SIGKILL says nothing on the bus; it must still be out of the api's rotation within 2 s,
- * reads sent to it must be answered 200 by another replica, a write in flight to it must fail
- * with 503 at once rather than at the 10 s request timeout, and with the last replica of a
- * service gone, calls answer 503 within 2 s instead of hanging.
+ * Fail fast past a dead replica (lib/failfast.ts; docs/operations.md, "Failure modes"): every
+ * service in its own process over NATS, three alerting and two pipelines replicas behind one api. A
+ * replica killed with SIGKILL says nothing on the bus; it must still be out of the api's rotation
+ * within 2 s, reads sent to it must be answered 200 by another replica, a write in flight to it
+ * must fail with 503 at once rather than at the 10 s request timeout, and with the last replica of
+ * a service gone, calls answer 503 within 2 s instead of hanging.
  *
  * "In flight to the dead replica" is made certain by freezing the replica (SIGSTOP) before the
  * call and killing it while the call waits: a frozen process is alive to NATS, so the call waits

@@ -1,10 +1,10 @@
 /**
- * A 3-node NATS JetStream cluster as the bus (issue 19 item 5): api+auth+config, pipelines,
- * alerting and notifier each in a process of its own, TRANSPORTER listing the three nodes,
- * STREAM_REPLICAS=3. A gateway posts readings without pause (an Idempotency-Key per batch, the
- * same batch again after a failure, as a real gateway does), in cycles that cross an alert
- * threshold. One NATS node is killed (SIGKILL), started again, then another is killed. No
- * service is restarted by hand.
+ * A 3-node NATS JetStream cluster as the bus (docs/operations.md, "The NATS cluster"):
+ * api+auth+config, pipelines, alerting and notifier each in a process of its own, TRANSPORTER
+ * listing the three nodes, STREAM_REPLICAS=3. A gateway posts readings without pause (an
+ * Idempotency-Key per batch, the same batch again after a failure, as a real gateway does), in
+ * cycles that cross an alert threshold. One NATS node is killed (SIGKILL), started again, then
+ * another is killed. No service is restarted by hand.
  *
  * What a user checks: ingestion answers 200 again within 5 s of each kill; every batch answered
  * 200 is stored exactly once; each hot cycle opens its alert exactly once. And STREAM_REPLICAS:

@@ -1,9 +1,9 @@
 /**
- * PostgreSQL restart under load (issue 19 item 6): every service in one process (`bin/start.ts`,
- * as production runs a node) over NATS, on a PostgreSQL of the test's own. Gateways send readings
- * and a person writes and reads configuration, without pause, while the database is killed
- * (kill -9 of the postmaster), started again, stopped cleanly (`pg_ctl stop -m fast`) and started
- * again. No service is restarted by hand.
+ * PostgreSQL restart under load (docs/operations.md, "Failure modes"): every service in one process
+ * (`bin/start.ts`, as production runs a node) over NATS, on a PostgreSQL of the test's own.
+ * Gateways send readings and a person writes and reads configuration, without pause, while the
+ * database is killed (kill -9 of the postmaster), started again, stopped cleanly
+ * (`pg_ctl stop -m fast`) and started again. No service is restarted by hand.
  *
  * What a user checks: during an outage every request is answered quickly (200 or 503
  * `Service unavailable`, never a hang, never a 500); once PostgreSQL is back each kind of request

@@ -10,7 +10,7 @@ import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "..
 
 const REFRESH_MS = 2500;
 const PAGE = 200;
-const BULK_MAX = 500; // the bulk acknowledge's most ids per request (EXTENSIONS.md §1)
+const BULK_MAX = 500; // the bulk acknowledge's most ids per request (the service refuses more)
 
 /** @type {[key: string, words: string, days: number][]} */
 const SINCE = [

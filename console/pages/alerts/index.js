@@ -1,5 +1,5 @@
 // @ts-check
-// Alerts (issue 18 item 3): the board (`#/alerts`), the alarm system's performance
+// Alerts: the board (`#/alerts`), the alarm system's performance
 // (`#/alerts/kpi`) and one alert's page (`#/alerts/<alert_id>`), routed by app.js's table.
 export { AlertBoard } from "./board.js";
 export { AlertKpi } from "./kpi.js";

@@ -1,8 +1,8 @@
 // @ts-check
-// The alarm system's performance (EXTENSIONS.md §1 `_kpi`, ISA-18.2 section 16 / EEMUA 191)
-// for a plant or one of its functions over a range (default the last 30 days): the figures
-// beside their targets, the 10-minute alarm rate with the flood line, the bad actors, the
-// chattering and the stale alerts.
+// The alarm system's performance (`_kpi`, docs/api-tour.md "Alarm management"; ISA-18.2
+// section 16 / EEMUA 191) for a plant or one of its functions over a range (default the last 30
+// days): the figures beside their targets, the 10-minute alarm rate with the flood line, the bad
+// actors, the chattering and the stale alerts.
 import { queryString, get } from "../../lib/api.js";
 import { AlertTabs, alertHref, duration, listAlerts, loadPlaces, plantOfFunction, plantsOf, useWidth } from "../../lib/alerts.js";
 import { THRESHOLD_COLORS, bars, pointsFor, usePlot } from "../../lib/chart.js";

@@ -1,5 +1,5 @@
 // @ts-check
-// Assets (issue 18 item 4). `#/assets`: the caller's assets, chosen by site, plant and function or
+// Assets. `#/assets`: the caller's assets, chosen by site, plant and function or
 // all of them in scope, with their condition-monitoring health in words, the abnormal first.
 // `#/assets/<asset_id>`: the asset page (asset.js). Both are routed by app.js's table.
 import { useState } from "preact/hooks";

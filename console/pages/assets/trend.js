@@ -1,8 +1,8 @@
 // @ts-check
 // Trends of the asset page: a small last-hour trend beside each latest value (ISA-101: a drift is
 // seen before it alarms) and the big trend of one tag, with range presets and zoom by dragging.
-// Both ask the history route (EXTENSIONS.md §2) for about one point per pixel, so zooming in asks
-// again for the narrower range and gets more detail (down to the raw readings).
+// Both ask the history route (docs/api-tour.md, "Looking back") for about one point per pixel, so
+// zooming in asks again for the narrower range and gets more detail (down to the raw readings).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { get } from "../../lib/api.js";
 import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";

@@ -1,7 +1,7 @@
 // @ts-check
 // The periods of the Energy view and the period each is compared with, in the plant's site time
 // zone: "this month" at a plant in Pune starts at midnight in Pune whatever the browser's zone,
-// as the service's own trend buckets do (CONTRACT.md: trend buckets follow the site's timezone).
+// as the service's own trend buckets do (docs/api-tour.md, "Condition monitoring and energy").
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -5,7 +5,7 @@
 // service's content route, and its last run's output read from the executed copy.
 //
 // Op 64 is declared as a GET with a JSON body, which a browser's fetch cannot send; the service
-// takes the same body on POST (CONTRACT.md), and that is what the page sends.
+// takes the same body on POST (docs/api-tour.md, "Notebooks"), and that is what the page sends.
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, del, get, post, put } from "../../lib/api.js";
 import { ErrorNote, Field, FormResult, Loading, Page, Status, Table, age, html, time, useData, useForm } from "../../lib/ui.js";

@@ -10,7 +10,7 @@ import { ErrorNote, Loading, Page, Status, Table, age, html, num, time, useData 
 
 const REFRESH_MS = 10_000;
 
-/** Who may start and stop pipelines (CONTRACT.md: pipelines are written by plant-admins and above). */
+/** Who may start and stop pipelines (pipelines are written by plant-admins and above: lib/access.ts). */
 const OPERATORS = ["saas-admin", "site-admin", "plant-admin"];
 
 /**

@@ -1,5 +1,5 @@
 // @ts-check
-// Settings (issue 18, for the admin types): the configuration a plant's administrator keeps, one
+// Settings (for the admin types): the configuration a plant's administrator keeps, one
 // section per kind of record, as `#/settings/<section>` (the sections are in app.js's route
 // table). Each section lists its records and creates, edits and deletes them through the
 // service's routes, answering with the service's own messages. A section's module is loaded when

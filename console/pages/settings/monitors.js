@@ -1,7 +1,7 @@
 // @ts-check
 // Settings: monitors and their tags with thresholds (spec ops 17-22). A tag's thresholds are the
-// levels the CM values are coloured by (CONTRACT.md: below operational normal, then caution,
-// warning, and critical at or above warning), in the tag's unit.
+// levels the CM values are coloured by (services/cm/status.ts: below operational normal, then
+// caution, warning, and critical at or above warning), in the tag's unit.
 import { useState } from "preact/hooks";
 import { del, post, put } from "../../lib/api.js";
 import { Field, html, time, useData } from "../../lib/ui.js";

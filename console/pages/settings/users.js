@@ -1,6 +1,6 @@
 // @ts-check
 // Settings: users, their type, place and modules (spec ops 38-42). The user types offered are the
-// ones the caller may create (CONTRACT.md "Who may do what"); the service has the last word.
+// ones the caller may create (the auth service's rule); the service has the last word.
 import { useState } from "preact/hooks";
 import { del, post, put } from "../../lib/api.js";
 import { Field, html, time, useGet } from "../../lib/ui.js";

@@ -1,7 +1,7 @@
 // @ts-check
 // Settings: watchers and their triggers (spec ops 1-6, every trigger field of the spec and of
-// EXTENSIONS.md §1: deadband, clear delay, no-data, re-notify, escalation tiers), and a watcher's
-// maintenance windows (`_suppress`). A watcher watches one gateway's readings.
+// alarm management, docs/api-tour.md: deadband, clear delay, no-data, re-notify, escalation tiers),
+// and a watcher's maintenance windows (`_suppress`). A watcher watches one gateway's readings.
 import { useState } from "preact/hooks";
 import { del, get, post, put } from "../../lib/api.js";
 import { ErrorNote, Field, Loading, Severity, Status, Table, html, time, useData } from "../../lib/ui.js";
@@ -9,7 +9,7 @@ import { Check, CheckList, CrudSection, EditorForm, PlaceSelects, RowButton, com
 
 const enc = encodeURIComponent;
 const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="];
-/** CONTRACT.md: severity 1 is High, 2 Medium, 3 and above Low. */
+/** Severity 1 is High, 2 Medium, 3 and above Low (services/alerting/severity.ts). */
 const SEVERITIES = [
   { value: "1", label: "1 · High" },
   { value: "2", label: "2 · Medium" },

@@ -1,7 +1,8 @@
 /**
  * deadband (hysteresis on clear) and clear_delay (off-delay) in the pure evaluator
- * (EXTENSIONS.md §1): a chattering signal opens N alerts without them and one with; the state
- * they need is in TriggerState, so a restart mid-signal (state through JSON) changes nothing.
+ * (docs/api-tour.md, "Alarm management"): a chattering signal opens N alerts without them and one
+ * with; the state they need is in TriggerState, so a restart mid-signal (state through JSON)
+ * changes nothing.
  */
 import { initialState, step, type Reading, type TriggerRule, type TriggerState, type Transition } from "../../../services/alerting/evaluator";
 import { compileRule, checkTriggers, normalizeTriggers, CREATE_TEXTS, type TriggerBody } from "../../../services/alerting/watchers";

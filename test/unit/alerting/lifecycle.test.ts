@@ -1,7 +1,7 @@
 /**
- * The alert lifecycle of EXTENSIONS.md §1 as ISA-18.2 / IEC 62682 names its states: the process
- * state (active / returned to normal) and the operator's (unacknowledged / acknowledged), with
- * shelving and assignment beside them. Pure: no broker, no database.
+ * The alert lifecycle of alarm management (docs/api-tour.md) as ISA-18.2 / IEC 62682 names its
+ * states: the process state (active / returned to normal) and the operator's (unacknowledged /
+ * acknowledged), with shelving and assignment beside them. Pure: no broker, no database.
  */
 import { current, isShelved, mayShelve, transition, wantsAttention, type Actor, type LifecycleState } from "../../../services/alerting/lifecycle";
 

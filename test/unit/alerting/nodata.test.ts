@@ -1,7 +1,7 @@
 /**
- * no_data (EXTENSIONS.md §1) as a pure rule (nodata.ts): a due series opens an alert only while
- * its pipeline runs, started when the silence reached no_data; otherwise its silence counts again
- * from now. The trigger field: compiled, stored, validated like clear_delay.
+ * no_data (docs/api-tour.md, "Alarm management") as a pure rule (nodata.ts): a due series opens an
+ * alert only while its pipeline runs, started when the silence reached no_data; otherwise its
+ * silence counts again from now. The trigger field: compiled, stored, validated like clear_delay.
  */
 import { decideSilence, dueAfter, silentConditions, watchedSeries } from "../../../services/alerting/nodata";
 import type { TriggerRule } from "../../../services/alerting/evaluator";

@@ -113,7 +113,7 @@ describe("the walk of _verify", () => {
       ["actor", "someone.else"],
       ["at", "1767000009999"],
       ["entity_id", "a99"],
-      // Added by issue 25: a forged issuer on an entry made without one breaks the chain too.
+      // via_token_of: a forged issuer on an entry made without one breaks the chain too.
       ["via_token_of", "someone.else"],
     ] as const) {
       const rows = chain(5);
@@ -165,7 +165,7 @@ describe("normalizeEntry", () => {
   });
 });
 
-describe("via_token_of (EXTENSIONS §8)", () => {
+describe("via_token_of", () => {
   const change = { action: "update", entity_type: "asset", entity_id: "a1" } as const;
 
   it("names the admin whose token another user's change was made with, and only then", () => {

@@ -46,7 +46,7 @@ describe("config's routes", () => {
         "GET /_config/plants/:plant_id config.plants.get",
         "GET /_config/plants/_list config.plants.list",
         "GET /_config/server-time config.serverTime",
-        // The audit trail (EXTENSIONS.md §4): its own group, every user type reaches the handler's 403.
+        // The audit trail (docs/security.md): its own group, every user type reaches the handler's 403.
         "GET /_config/audit config.audit.list",
         "GET /_config/audit/_verify config.audit.verify",
       ].sort(),

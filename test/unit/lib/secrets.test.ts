@@ -1,4 +1,4 @@
-/** Secrets sealed at rest (lib/secrets.ts, EXTENSIONS §8): which settings are secrets, sealing, masking, "***" kept, the key kept under DATA_DIR. */
+/** Secrets sealed at rest (lib/secrets.ts; docs/security.md, "Pipeline secrets encrypted at rest"): which settings are secrets, sealing, masking, "***" kept, the key kept under DATA_DIR. */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

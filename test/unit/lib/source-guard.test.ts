@@ -1,4 +1,4 @@
-/** The address guard (lib/source-guard.ts, EXTENSIONS §8): spellings of one address, the refused networks, SOURCE_ALLOW, the service's own endpoints. */
+/** The address guard (lib/source-guard.ts; docs/security.md, "Addresses users give"): spellings of one address, the refused networks, SOURCE_ALLOW, the service's own endpoints. */
 import { canonicalAddress, ownEndpoints, parseSourceAllow, SourceGuard, specialKind, type Lookup } from "../../../lib/source-guard";
 
 /** Names resolved from a table, as a DNS would answer them; an IP literal answers itself. */

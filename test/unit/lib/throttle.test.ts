@@ -51,7 +51,7 @@ describe("lockedUntil", () => {
 });
 
 describe("throttledError", () => {
-  it("is the 429 of EXTENSIONS §4 with its wait, which survives the bus as data", () => {
+  it("is the sign-in throttle's 429 with its wait, which survives the bus as data", () => {
     const err = throttledError(42);
     expect(err.code).toBe(429);
     expect(err.message).toBe(THROTTLED_MESSAGE);

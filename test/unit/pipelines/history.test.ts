@@ -381,7 +381,7 @@ describe("history.csv", () => {
     expect(csvField("")).toBe("");
   });
 
-  it("neutralises text cells a spreadsheet would run (EXTENSIONS §8), and writes negative readings as numbers", async () => {
+  it("neutralises text cells a spreadsheet would run, and writes negative readings as numbers", async () => {
     const formulas = ["=1+1", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx", "=cmd|' /C calc'!A0"];
     expect(csvHeader(formulas.map((tag_name, i) => ({ tag_id: String(i), tag_name })))).toBe(
       `timestamp,'=1+1,'+1,'-cmd,'@SUM(A1),'\tx,"'\rx",'=cmd|' /C calc'!A0\n`,

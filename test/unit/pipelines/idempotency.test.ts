@@ -1,4 +1,4 @@
-/** The Idempotency-Key header as the pipelines service reads it (EXTENSIONS.md §6): which keys it takes, and the fingerprint. */
+/** The Idempotency-Key header as the pipelines service reads it (docs/api-tour.md, "Retries"): which keys it takes, and the fingerprint. */
 import { DomainError } from "../../../lib/errors";
 import type { Ctx } from "../../../services/pipelines/context";
 import { keyedRequest } from "../../../services/pipelines/idempotency";
