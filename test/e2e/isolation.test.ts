@@ -178,7 +178,7 @@ describe("what a token may not do", () => {
     modules: ["Alerting"],
   });
 
-  it("a write token may not create a user with a password, change a password, or issue or revoke tokens: 403", async () => {
+  it("a write token may not create a user, with a password or without one, change a password, or issue or revoke tokens: 403", async () => {
     const write = await token(plantAdmin.username, "write", plantAdmin);
     const forbidden = { status: 403, body: err(403, "Unauthorized operation") };
     expect(await t.http("POST", "/_config/users", { ...bearer(write.token), body: newUserBody("iso.made@example.com", "MadePass123") })).toMatchObject(forbidden);
@@ -195,8 +195,15 @@ describe("what a token may not do", () => {
     // Its user's password is the one it was, and the token still works.
     expect((await t.http("GET", "/_config/sites/_list", { auth: plantAdmin })).status).toBe(200);
     expect((await t.http("GET", "/_config/sites/_list", bearer(write.token))).status).toBe(200);
-    // Without a password, the user is created (a generated one goes to the user by email).
-    expect(await t.http("POST", "/_config/users", { ...bearer(write.token), body: newUserBody("iso.made2@example.com", null) })).toMatchObject({ status: 200 });
+    // Without a password neither: the generated one would go by email to an address the token's holder may control.
+    expect(await t.http("POST", "/_config/users", { ...bearer(write.token), body: newUserBody("iso.made2@example.com", null) })).toMatchObject(forbidden);
+    expect((await t.http("GET", `/_config/users/${encodeURIComponent("iso.made2@example.com")}`)).status).toBe(404);
+    expect((await pg.query(`SELECT count(*)::int AS n FROM auth.users WHERE username LIKE 'iso.made%'`)).rows[0].n).toBe(0);
+    expect(smtp.received.filter((m) => m.to.includes("iso.made2@example.com"))).toHaveLength(0);
+    // A read token is refused alike; the user itself, signed in, still creates users.
+    const read = await token(plantAdmin.username, "read", plantAdmin);
+    expect(await t.http("POST", "/_config/users", { ...bearer(read.token), body: newUserBody("iso.made3@example.com", null) })).toMatchObject(forbidden);
+    expect(await t.http("POST", "/_config/users", { auth: plantAdmin, body: newUserBody("iso.made4@example.com", "MadePass123") })).toMatchObject({ status: 200 });
   });
 
   it("a password reset revokes the user's tokens: the old token answers 401", async () => {
