@@ -13,6 +13,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import type { AppConfig } from "./config";
 
 const KEY_BYTES = 32;
@@ -99,6 +100,86 @@ function mapSecrets(value: Json, previous: Json, onSecret: (v: unknown, previous
     out[k] = isSecretSetting(k) && v !== null && v !== undefined ? onSecret(v, before) : mapSecrets(v, before, onSecret);
   }
   return out;
+}
+
+/**
+ * The secrets of `settings` sent as "***" (keep the stored one), in order, by name, each with
+ * whether `previous` holds one at that place to keep.
+ */
+export function maskedSecrets(settings: Record<string, unknown>, previous: Record<string, unknown>): { name: string; path: string; stored: boolean }[] {
+  const out: { name: string; path: string; stored: boolean }[] = [];
+  const walk = (value: Json, before: Json, at: string): void => {
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, Array.isArray(before) ? before[i] : undefined, `${at}[${i}]`));
+    else if (isObject(value) && !isSealed(value)) {
+      for (const [k, v] of Object.entries(value)) {
+        const prior = isObject(before) ? before[k] : undefined;
+        const path = at ? `${at}.${k}` : k;
+        if (!isSecretSetting(k)) walk(v, prior, path);
+        else if (v === MASK) out.push({ name: k, path, stored: prior !== undefined && prior !== null });
+      }
+    }
+  };
+  walk(settings, previous, "");
+  return out;
+}
+
+/** Last words of a setting's name that say where a connection goes or as whom (`server_address`, `server_url`, `port`, `username`, `database`). */
+const DESTINATION_WORDS = new Set([
+  "address",
+  "addresses",
+  "url",
+  "urls",
+  "uri",
+  "host",
+  "hosts",
+  "hostname",
+  "server",
+  "servers",
+  "endpoint",
+  "endpoints",
+  "port",
+  "user",
+  "username",
+  "login",
+  "account",
+  "tenant",
+  "domain",
+  "database",
+  "db",
+  "dsn",
+]);
+const DESTINATION_NAMES = new Set(["user_name", "host_name", "db_name", "database_name", "client_id", "tenant_id", "account_id", "connection_string"]);
+
+/**
+ * Whether a (non-secret) setting says where a connection goes or as whom: its destination or
+ * identity. `mac_address` names the gateway itself, not where it connects.
+ */
+export function isDestinationSetting(name: string): boolean {
+  const snake = name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+  if (snake === "mac_address" || isSecretSetting(name)) return false;
+  if (DESTINATION_NAMES.has(snake)) return true;
+  const words = snake.split(/[^a-z0-9]+/).filter(Boolean);
+  return DESTINATION_WORDS.has(words[words.length - 1] ?? "");
+}
+
+/** The destination and identity settings at any depth, by path. */
+function destinations(value: Json, at: string, out: Map<string, unknown>): Map<string, unknown> {
+  if (Array.isArray(value)) value.forEach((item, i) => destinations(item, `${at}[${i}]`, out));
+  else if (isObject(value) && !isSealed(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const path = at ? `${at}.${k}` : k;
+      if (isDestinationSetting(k)) out.set(path, v ?? null);
+      else if (!isSecretSetting(k)) destinations(v, path, out);
+    }
+  }
+  return out;
+}
+
+/** Whether two states of the settings differ in where a connection goes or as whom (a setting added, removed or changed). */
+export function destinationChanged(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+  const a = destinations(before, "", new Map());
+  const b = destinations(after, "", new Map());
+  return [...new Set([...a.keys(), ...b.keys()])].some((k) => !isDeepStrictEqual(a.get(k) ?? null, b.get(k) ?? null));
 }
 
 /** `settings` with each secret (at any depth) through `onSecret`. */

@@ -1,9 +1,11 @@
 /**
  * Addresses that users give (op 57's SQL server, the SQL and OPC-UA collectors' sources) must not
- * turn the service against itself (docs/security.md, "Addresses users give"): they never reach the
- * service's own database (the host and port of DATABASE_URL, whatever the database name), cache
- * (REDIS_URL) or bus (TRANSPORTER), and loopback, link-local and unspecified addresses only where
- * SOURCE_ALLOW names them. SOURCE_ALLOW never opens the service's own endpoints.
+ * turn the service against itself (docs/security.md, "Addresses users give"): they never reach the service's own database
+ * (the host and port of DATABASE_URL, whatever the database name), cache (REDIS_URL) or bus
+ * (TRANSPORTER), and loopback, link-local and unspecified addresses, this machine's own interface
+ * addresses (any port) and the cloud metadata services only where SOURCE_ALLOW names them. SOURCE_ALLOW
+ * never opens the service's own endpoints. An IPv4 address carried in an IPv6 one (IPv4-compatible,
+ * SIIT, NAT64, 6to4, Teredo) is checked as that IPv4 address too.
  *
  * The host name is resolved once and every address it resolves to is checked; the caller then
  * connects to the address answered (`address`), not to the name again, so a name that resolves
@@ -85,7 +87,11 @@ function inNetwork(b: Bytes, n: Network): boolean {
   return true;
 }
 
-/** Loopback, link-local and unspecified networks: the machine itself and its cloud's metadata service. */
+/**
+ * Loopback, link-local and unspecified networks: the machine itself and its cloud's metadata
+ * service; and the cloud metadata services outside link-local (AWS's IPv6 one, Alibaba's, Google's
+ * IPv6 one, Azure's WireServer).
+ */
 const SPECIAL: { network: Network; kind: string }[] = [
   ["127.0.0.0/8", "loopback"],
   ["::1/128", "loopback"],
@@ -94,13 +100,60 @@ const SPECIAL: { network: Network; kind: string }[] = [
   // 0.0.0.0/8 is "this network": Linux connects 0.x.x.x to the machine itself.
   ["0.0.0.0/8", "unspecified"],
   ["::/128", "unspecified"],
+  ["fd00:ec2::254/128", "cloud metadata"],
+  ["100.100.100.200/32", "cloud metadata"],
+  ["fd20:ce::254/128", "cloud metadata"],
+  ["168.63.129.16/32", "cloud metadata"],
 ].map(([cidr, kind]) => ({ network: parseCidr(cidr!)!, kind: kind! }));
 
-/** Why an address is refused unless SOURCE_ALLOW names it, or null. */
+/**
+ * Why an address is refused unless SOURCE_ALLOW names it, or null: the address itself, not the
+ * IPv4 addresses it may carry (`embeddedIPv4`, which the guard checks as IPv4 addresses).
+ */
 export function specialKind(address: string): string | null {
   const b = addressBytes(address);
   if (!b) return "not an address";
   return SPECIAL.find((s) => inNetwork(b, s.network))?.kind ?? null;
+}
+
+const v4 = (b: Bytes, ...at: number[]): string => at.map((i) => b[i]!).join(".");
+const net = (cidr: string): Network => parseCidr(cidr)!;
+/** IPv6 forms that carry an IPv4 address which a translator, a tunnel or the kernel on the way connects to. */
+const EMBEDDING: { network: Network; at: number[][]; xor?: number }[] = [
+  // IPv4-compatible `::a.b.c.d` (deprecated; :: and ::1 are refused as themselves).
+  { network: net("::/96"), at: [[12, 13, 14, 15]] },
+  // SIIT `::ffff:0:a.b.c.d` (RFC 2765).
+  { network: net("::ffff:0:0:0/96"), at: [[12, 13, 14, 15]] },
+  // NAT64's well-known prefix (RFC 6052).
+  { network: net("64:ff9b::/96"), at: [[12, 13, 14, 15]] },
+  // NAT64's local-use prefix (RFC 8215): a network may use it as a /48, /56, /64 or /96 (RFC 6052's
+  // layouts, bits 64-71 left out): each reading is checked.
+  {
+    network: net("64:ff9b:1::/48"),
+    at: [
+      [6, 7, 9, 10],
+      [7, 9, 10, 11],
+      [9, 10, 11, 12],
+      [12, 13, 14, 15],
+    ],
+  },
+  // 6to4 (RFC 3056): the IPv4 address in bits 16-47.
+  { network: net("2002::/16"), at: [[2, 3, 4, 5]] },
+  // Teredo (RFC 4380): the server in bits 32-63, the client inverted in bits 96-127.
+  { network: net("2001::/32"), at: [[4, 5, 6, 7]] },
+  { network: net("2001::/32"), at: [[12, 13, 14, 15]], xor: 0xff },
+];
+
+/** The IPv4 addresses an IPv6 address carries (IPv4-compatible, SIIT, NAT64, 6to4, Teredo), dotted; none for any other address. */
+export function embeddedIPv4(address: string): string[] {
+  const b = addressBytes(address);
+  if (!b || isMapped(b)) return [];
+  const out = new Set<string>();
+  for (const e of EMBEDDING) {
+    if (!inNetwork(b, e.network)) continue;
+    for (const at of e.at) out.add(e.xor === undefined ? v4(b, ...at) : at.map((i) => b[i]! ^ e.xor!).join("."));
+  }
+  return [...out];
 }
 
 /** One entry of SOURCE_ALLOW: `host`, `host:port`, `[v6]:port`, or a CIDR. */
@@ -162,23 +215,25 @@ export type Lookup = (host: string) => Promise<string[]>;
 const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** This machine's own interface addresses: a server listening on all of them answers at each. */
-function localAddresses(): Set<string> {
-  const out = new Set<string>();
-  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) out.add(canonicalAddress(a.address)!);
-  return out;
+export function localAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
 }
 
 export interface SourceGuardOptions {
   own: Endpoint[];
   allow: AllowEntry[];
   lookup?: Lookup;
+  /** This machine's interface addresses, read at each check (default: os.networkInterfaces()). */
+  localAddresses?: () => string[];
 }
 
 export class SourceGuard {
   private readonly lookup: Lookup;
+  private readonly interfaces: () => string[];
 
   constructor(private readonly opts: SourceGuardOptions) {
     this.lookup = opts.lookup ?? systemLookup;
+    this.interfaces = opts.localAddresses ?? localAddresses;
   }
 
   /** Whether a connection to host:port may be made, and to which address (all it resolves to were checked). */
@@ -192,13 +247,28 @@ export class SourceGuard {
       return { allowed: false, reason: `${name} does not resolve` };
     }
     if (resolved.length === 0) return { allowed: false, reason: `${name} does not resolve` };
-    const own = await this.ownAddresses(port);
+    const locals = this.thisMachine();
+    const own = await this.ownAddresses(port, locals);
     for (const address of resolved) {
-      if (own.addresses.has(address) || (own.onThisMachine && isThisMachine(address))) return { allowed: false, reason: `${address}:${port} is the service's own` };
-      const kind = specialKind(address);
-      if (kind && !this.allowed(name, address, port)) return { allowed: false, reason: `${address} is ${kind} and SOURCE_ALLOW does not name it` };
+      // An IPv4 address carried in an IPv6 one (NAT64, 6to4, ...) is where a translator on the way connects: checked as itself.
+      for (const candidate of [address, ...embeddedIPv4(address)]) {
+        const shown = candidate === address ? candidate : `${candidate} (in ${address})`;
+        if (own.addresses.has(candidate) || (own.onThisMachine && isThisMachine(candidate, locals))) return { allowed: false, reason: `${shown}:${port} is the service's own` };
+        const kind = specialKind(candidate) ?? (locals.has(candidate) ? "an address of this machine" : null);
+        if (kind && !this.allowed(name, candidate, port)) return { allowed: false, reason: `${shown} is ${kind} and SOURCE_ALLOW does not name it` };
+      }
     }
     return { allowed: true, address: resolved[0]! };
+  }
+
+  /** This machine's interface addresses, canonical. */
+  private thisMachine(): Set<string> {
+    const out = new Set<string>();
+    for (const a of this.interfaces()) {
+      const canonical = canonicalAddress(a);
+      if (canonical) out.add(canonical);
+    }
+    return out;
   }
 
   /**
@@ -206,7 +276,7 @@ export class SourceGuard {
    * when one of those is this machine (loopback, unspecified, an interface's address), every
    * address of this machine, at which a server listening on all of them answers too.
    */
-  private async ownAddresses(port: number): Promise<{ addresses: Set<string>; onThisMachine: boolean }> {
+  private async ownAddresses(port: number, locals: Set<string>): Promise<{ addresses: Set<string>; onThisMachine: boolean }> {
     const addresses = new Set<string>();
     for (const e of this.opts.own.filter((o) => o.port === port)) {
       for (const a of await this.lookup(e.host).catch(() => [] as string[])) {
@@ -214,7 +284,7 @@ export class SourceGuard {
         if (canonical) addresses.add(canonical);
       }
     }
-    return { addresses, onThisMachine: [...addresses].some(isThisMachine) };
+    return { addresses, onThisMachine: [...addresses].some((a) => isThisMachine(a, locals)) };
   }
 
   private allowed(name: string, address: string, port: number): boolean {
@@ -228,9 +298,9 @@ export class SourceGuard {
 }
 
 /** Loopback, unspecified, or the address of one of this machine's interfaces. */
-function isThisMachine(address: string): boolean {
+function isThisMachine(address: string, locals: Set<string>): boolean {
   const kind = specialKind(address);
-  return kind === "loopback" || kind === "unspecified" || localAddresses().has(address);
+  return kind === "loopback" || kind === "unspecified" || locals.has(address);
 }
 
 /** The guard of this process's configuration. */

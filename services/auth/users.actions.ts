@@ -123,7 +123,8 @@ export const usersActions: AuthActions = {
       summary: "Create a user",
       description:
         "Without a password, one is generated and emailed to the user; the user is not created if that email cannot be sent. " +
-        "An API token may create a user only without a password (403 `Unauthorized operation` with one).",
+        "An API token may not create users (403 `Unauthorized operation`), with a password or without one.",
+      refusesTokens: true,
       fields: {
         ...USER_FIELDS,
         password: passwordDoc("the user's password; without one, a generated password is emailed to the user", "Pune2026Works"),
@@ -146,8 +147,10 @@ export const usersActions: AuthActions = {
     async handler(ctx: Context<CreateParams, RequestMeta>) {
       const caller = ctx.meta.user;
       const p = ctx.params;
-      // A password set by an integration's token would outlive the token's expiry and revocation (EXTENSIONS §8).
-      if (ctx.meta.token && p.password != null) throw new DomainError(403, MSG.unauthorizedOperation);
+      // A user made by an integration's token holds a credential that outlives the token's expiry and revocation: a password
+      // the token's holder chose, or the generated one emailed to a username the holder may control (EXTENSIONS §8). The
+      // gateway refuses a Bearer request already (refusesTokens); a call from another service carrying the meta is refused alike.
+      if (ctx.meta.token) throw new DomainError(403, MSG.unauthorizedOperation);
       const refusal = typeRefusal("create", caller.user_type, p.user_type);
       if (refusal) throw refusal;
       const place = await placeFor(ctx, caller, p.user_type, { site_id: given(p.site_id), plant_id: given(p.plant_id) });

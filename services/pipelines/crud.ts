@@ -26,7 +26,7 @@ import {
   type PipelineKind,
 } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
-import { settingsToStore } from "./settings";
+import { settingsAfterRotation, settingsToStore, settingsToUpdate } from "./settings";
 
 /** The spec's texts differ by kind: "Pipeline" for third-party, "Gateway" for edge-server. */
 const TEXTS = {
@@ -216,7 +216,9 @@ export const pipelineChange = (action: AuditChange["action"], p: Pick<repo.Pipel
 
 /**
  * Writes the pipeline and its registrations, and its audit entry, in one transaction; the spec's
- * messages for a taken MAC or monitor. `before`: the pipeline as it was (null: a create).
+ * messages for a taken MAC or monitor. `before`: the pipeline as it was (null: a create). An
+ * update's settings are made from the row as it is then, locked (`settingsOf`): a secret kept as
+ * "***" is the one stored at that moment, not one a rotation cleared meanwhile.
  */
 async function save(
   env: PipelinesEnv,
@@ -225,6 +227,7 @@ async function save(
   slaves: Map<string, string | null>,
   create: Buffer | null,
   before: repo.PipelineWrite | null,
+  settingsOf?: (stored: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<void> {
   if (write.kind === "edge") {
     const other = await repo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
@@ -232,6 +235,7 @@ async function save(
   }
   try {
     await env.db.transaction(async (tx) => {
+      if (!create && settingsOf) write.settings = settingsOf((await repo.lockSettings(tx, write.pipeline_id)) ?? {});
       if (create) await repo.insertPipeline(tx, write, create, Date.now());
       else await repo.updatePipeline(tx, write);
       if (!(await repo.replaceRegistrations(tx, write.pipeline_id, slaves))) throw badRequest(MSG.monitorInAnotherGateway);
@@ -310,8 +314,9 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
       data_type: merged.data_type,
       data_source: p.data_source ?? current.data_source,
       data_source_subtype: merged.data_source_subtype,
-      // A secret sent as "***" keeps the stored one, sealed as it was (EXTENSIONS §8).
-      settings: settingsToStore(env, merged.settings, current.settings),
+      // A secret sent as "***" keeps the stored one, sealed as it was (EXTENSIONS §8), unless the connection's
+      // destination or identity changes: made in save() from the row locked (settingsToUpdate).
+      settings: merged.settings,
       tags: p.tags,
       registration,
       function_enabled_in_registration: functionEnabled,
@@ -322,7 +327,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     };
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
     const slaves = registrationsOf(p.tags, registration);
-    await save(env, ctx, write, slaves, null, current);
+    await save(env, ctx, write, slaves, null, current, (stored) => settingsToUpdate(env, merged.settings, stored));
     await changed(ctx, current.pipeline_id);
     announce(ctx, write, before, slaves);
     return texts.updated;
@@ -334,15 +339,33 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
  * may update the pipeline: a new ingest key, shown once; the one it replaces keeps working for
  * INGEST_KEY_GRACE_S, so the gateway can be given the new one without losing readings. Only one
  * replaced key is kept: a second rotation within the grace ends the first one's at once.
+ *
+ * The new key reads the gateway's configuration, secrets opened; whoever rotates may not read the
+ * secrets (reads show "***"), so the rotation clears them, except those its body enters anew
+ * (`{"settings": {"user_password": "..."}}`, settingsAfterRotation): the new key reads only what
+ * its rotator entered.
  */
-export async function rotateIngestKey(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>): Promise<{ ingest_key: string }> {
+export async function rotateIngestKey(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; settings?: Record<string, unknown> }>): Promise<{ ingest_key: string }> {
   requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
   const current = await visiblePipeline(env, ctx.meta.user, undefined, ctx.params.pipeline_id, MSG.invalidPipelineId);
+  // Checked before the write too, so that a wrong name answers 400 whatever happens meanwhile.
+  settingsAfterRotation(env, current.settings, ctx.params.settings);
   return guarded(env, { status: 500, message: MSG.internalError }, async () => {
     const ingest_key = newIngestKey();
     const until = Date.now() + config().ingestKeyGraceS * 1000;
-    const entry = pipelineChange("rotate_key", current, { ingest_key: [REDACTED, REDACTED], previous_key_until: [null, new Date(until).toISOString()] });
-    const rotated = await auditedWrite(env.db, env.streams, ctx, (ok: boolean) => (ok ? entry : null), (q) => repo.rotateKey(q, current.pipeline_id, hashIngestKey(ingest_key), until));
+    const rotated = await env.db.transaction(async (tx) => {
+      const stored = await repo.lockSettings(tx, current.pipeline_id);
+      if (!stored) return false;
+      const settings = settingsAfterRotation(env, stored, ctx.params.settings);
+      if (!(await repo.rotateKey(tx, current.pipeline_id, hashIngestKey(ingest_key), until, settings))) return false;
+      const changes: AuditChange["changes"] = {
+        ingest_key: [REDACTED, REDACTED],
+        previous_key_until: [null, new Date(until).toISOString()],
+        ...diff({ settings: stored }, { settings }),
+      };
+      await stageAudit(env.streams, tx, ctx, pipelineChange("rotate_key", current, changes));
+      return true;
+    });
     if (!rotated) throw badRequest(MSG.invalidPipelineId(ctx.params.pipeline_id));
     // Every replica drops the keys it cached of the pipeline: the old one is read again, with its end.
     await changed(ctx, current.pipeline_id);

@@ -20,13 +20,23 @@ export const fleetActions: PipelinesActions = {
       description:
         "A new ingest key for the pipeline (either kind), shown this once; only its hash is kept. The key it replaces keeps working " +
         "for INGEST_KEY_GRACE_S (3600 s unless configured), time to give the gateway the new one, then stops; a second rotation ends " +
-        "the first replaced key at once. Whoever may update the pipeline may rotate its key.",
-      fields: { pipeline_id: { description: "the pipeline whose key to rotate", example: EXAMPLE.pipeline_id } },
+        "the first replaced key at once. Whoever may update the pipeline may rotate its key. " +
+        "The new key reads the gateway's configuration with its secrets, which the rotator may not read: the rotation clears the " +
+        "pipeline's stored secrets (null), except those the body enters anew (`settings`, e.g. `{\"user_password\": \"...\"}`).",
+      fields: {
+        pipeline_id: { description: "the pipeline whose key to rotate", example: EXAMPLE.pipeline_id },
+        settings: {
+          type: "object",
+          required: false,
+          description: "secrets of the pipeline's settings entered anew, by name at their place (the others are cleared)",
+          example: { user_password: "Opc#2026-rotated" },
+        },
+      },
       answer: { schema: "$IngestKey", example: { ingest_key: EXAMPLE_INGEST_KEY } },
-      errors: [[400, MSG.invalidPipelineId("<pipeline_id>")], [403, MSG.unauthorizedOperation]],
+      errors: [[400, MSG.invalidPipelineId("<pipeline_id>")], [400, MSG.invalidInput("settings.<name>")], [403, MSG.unauthorizedOperation]],
     },
-    params: { pipeline_id: text },
-    handler(ctx: Ctx<{ pipeline_id: string }>) {
+    params: { pipeline_id: text, settings: { type: "object", optional: true } },
+    handler(ctx: Ctx<{ pipeline_id: string; settings?: Record<string, unknown> }>) {
       return rotateIngestKey(this.env, ctx);
     },
   },

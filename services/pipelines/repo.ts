@@ -37,14 +37,26 @@ export async function findByKeyHash(db: Db, hash: Buffer): Promise<PipelineRow |
   return rows[0] ?? null;
 }
 
-/** A new key; the current one becomes the previous, working until `until` (the one before it stops at once). */
-export async function rotateKey(db: Db, pipeline_id: string, hash: Buffer, until: number): Promise<boolean> {
+/**
+ * A new key; the current one becomes the previous, working until `until` (the one before it stops
+ * at once); the settings as the rotation leaves them (its secrets cleared or entered anew).
+ */
+export async function rotateKey(db: Db, pipeline_id: string, hash: Buffer, until: number, settings: Record<string, unknown>): Promise<boolean> {
   const rows = (await db.query(
-    `WITH r AS (UPDATE pipelines SET previous_key_hash = ingest_key_hash, previous_key_until = $3, ingest_key_hash = $2
+    `WITH r AS (UPDATE pipelines SET previous_key_hash = ingest_key_hash, previous_key_until = $3, ingest_key_hash = $2, settings = $4
                  WHERE pipeline_id = $1 RETURNING pipeline_id) SELECT pipeline_id FROM r`,
-    [pipeline_id, hash, until],
+    [pipeline_id, hash, until, json(settings)],
   )) as unknown[];
   return rows.length > 0;
+}
+
+/**
+ * A pipeline's stored settings, its row locked until the transaction ends: an update that keeps a
+ * secret and a rotation that clears it are made one after the other, never from one stale read.
+ */
+export async function lockSettings(tx: EntityManager, pipeline_id: string): Promise<Record<string, unknown> | null> {
+  const rows = (await tx.query(`SELECT settings FROM pipelines WHERE pipeline_id = $1 FOR UPDATE`, [pipeline_id])) as { settings: Record<string, unknown> }[];
+  return rows[0]?.settings ?? null;
 }
 
 export async function pipelineWithMac(db: Db, mac: string, except: string | null): Promise<string | null> {

@@ -9,14 +9,79 @@
  */
 import type { MigrationInterface, QueryRunner } from "typeorm";
 import { config } from "../../lib/config";
-import { hasPlainSecret, isSealed, mapSecretsOf, openSettings, seal, sealSettings, secretsKey } from "../../lib/secrets";
+import { badRequest } from "../../lib/errors";
+import {
+  destinationChanged,
+  hasPlainSecret,
+  isSealed,
+  isSecretSetting,
+  MASK,
+  mapSecretsOf,
+  maskedSecrets,
+  openSettings,
+  seal,
+  sealSettings,
+  secretsKey,
+} from "../../lib/secrets";
 import type { PipelinesEnv } from "./context";
+import { MSG } from "./messages";
 import * as repo from "./repo";
 
 export type Settings = Record<string, unknown>;
 
 /** Settings as a create stores them. */
 export const settingsToStore = (env: PipelinesEnv, settings: Settings, stored?: Settings): Settings => sealSettings(env.secretsKey, settings, stored);
+
+/**
+ * Settings as an update stores them over `stored` (the row as it is now, locked). A secret sent
+ * as "***" keeps the stored one, but only where the connection still goes where it went, as whom
+ * it went: when a destination or identity setting changes (`server_address`, `server_url`,
+ * `port`, `username`, `user_name`, `database`, ..., lib/secrets.ts), a kept secret would be sent
+ * to a host the caller chose, so "***" answers 400 `Invalid input: <the secret's name>` and the
+ * caller types the secret again. So does "***" where nothing is stored to keep (a rotation
+ * cleared it, or there never was one). The text names the field as the settings' other input
+ * errors do (`Invalid input: settings.user_password`).
+ */
+export function settingsToUpdate(env: PipelinesEnv, settings: Settings, stored: Settings): Settings {
+  const masked = maskedSecrets(settings, stored);
+  const moved = masked.length > 0 && destinationChanged(stored, settings);
+  const refused = masked.find((m) => moved || !m.stored);
+  if (refused) throw badRequest(MSG.invalidInput(`settings.${refused.path}`), `settings.${refused.path}`);
+  return sealSettings(env.secretsKey, settings, stored);
+}
+
+const isObject = (v: unknown): v is Settings => typeof v === "object" && v !== null && !Array.isArray(v) && !isSealed(v);
+
+/**
+ * The settings a key rotation leaves (EXTENSIONS §8, docs/security.md): every stored secret
+ * cleared (null), since whoever rotates the key reads the gateway's configuration with the new one
+ * and may not read the secrets, except those the rotating request enters anew (`entered`: the
+ * secrets by name at their place in the settings, e.g. `{"user_password": "..."}`). An entered
+ * name that is not a secret the settings have, or "***", answers 400 `Invalid input: settings.<name>`.
+ */
+export function settingsAfterRotation(env: PipelinesEnv, stored: Settings, entered: Settings | undefined): Settings {
+  const cleared = mapSecretsOf(stored, () => null);
+  return entered ? enter(env.secretsKey, cleared, stored, entered) : cleared;
+}
+
+function enter(key: Buffer, cleared: Settings, stored: Settings, entered: Settings, at = "settings"): Settings {
+  const out = { ...cleared };
+  for (const [name, value] of Object.entries(entered)) {
+    const field = `${at}.${name}`;
+    if (!Object.hasOwn(stored, name)) throw badRequest(MSG.invalidInput(field), field);
+    const before = stored[name];
+    if (isSecretSetting(name)) {
+      const given = (typeof value === "string" && value !== MASK && value.length <= 4096) || (typeof value === "number" && Number.isFinite(value));
+      if (!given) throw badRequest(MSG.invalidInput(field), field);
+      out[name] = seal(key, value);
+    } else if (isObject(value) && isObject(before)) {
+      out[name] = enter(key, cleared[name] as Settings, before, value, field);
+    } else {
+      throw badRequest(MSG.invalidInput(field), field);
+    }
+  }
+  return out;
+}
 
 /** A pipeline's settings with its secrets opened, for the service's own use (never an answer to a user); null when there is no such pipeline. */
 export async function pipelineSettings(env: PipelinesEnv, pipeline_id: string): Promise<Settings | null> {

@@ -179,7 +179,7 @@ describe("what a token may not do", () => {
     modules: ["Alerting"],
   });
 
-  it("a write token may not create a user with a password, change a password, or issue or revoke tokens: 403", async () => {
+  it("a write token may not create a user, with a password or without one, change a password, or issue or revoke tokens: 403", async () => {
     const write = await token(plantAdmin.username, "write", plantAdmin);
     const forbidden = { status: 403, body: err(403, "Unauthorized operation") };
     expect(await t.http("POST", "/_config/users", { ...bearer(write.token), body: newUserBody("iso.made@example.com", "MadePass123") })).toMatchObject(forbidden);
@@ -196,8 +196,15 @@ describe("what a token may not do", () => {
     // Its user's password is the one it was, and the token still works.
     expect((await t.http("GET", "/_config/sites/_list", { auth: plantAdmin })).status).toBe(200);
     expect((await t.http("GET", "/_config/sites/_list", bearer(write.token))).status).toBe(200);
-    // Without a password, the user is created (a generated one goes to the user by email).
-    expect(await t.http("POST", "/_config/users", { ...bearer(write.token), body: newUserBody("iso.made2@example.com", null) })).toMatchObject({ status: 200 });
+    // Without a password neither: the generated one would go by email to an address the token's holder may control.
+    expect(await t.http("POST", "/_config/users", { ...bearer(write.token), body: newUserBody("iso.made2@example.com", null) })).toMatchObject(forbidden);
+    expect((await t.http("GET", `/_config/users/${encodeURIComponent("iso.made2@example.com")}`)).status).toBe(404);
+    expect((await pg.query(`SELECT count(*)::int AS n FROM auth.users WHERE username LIKE 'iso.made%'`)).rows[0].n).toBe(0);
+    expect(smtp.received.filter((m) => m.to.includes("iso.made2@example.com"))).toHaveLength(0);
+    // A read token is refused alike; the user itself, signed in, still creates users.
+    const read = await token(plantAdmin.username, "read", plantAdmin);
+    expect(await t.http("POST", "/_config/users", { ...bearer(read.token), body: newUserBody("iso.made3@example.com", null) })).toMatchObject(forbidden);
+    expect(await t.http("POST", "/_config/users", { auth: plantAdmin, body: newUserBody("iso.made4@example.com", "MadePass123") })).toMatchObject({ status: 200 });
   });
 
   it("a password reset revokes the user's tokens: the old token answers 401", async () => {
@@ -312,6 +319,56 @@ describe("pipeline secrets", () => {
     expect(await stored()).not.toContain("Legacy#Plain1");
     expect(await gatewaySettings()).toMatchObject({ user_password: "Legacy#Plain1" });
   });
+
+  it("*** with a changed destination or identity is refused (400 Invalid input): the stored secret never goes to a host the caller chose", async () => {
+    const put = (s: Record<string, unknown>, auth: RequestOptions["auth"] = plantAdmin) => t.http("PUT", `${THIRD}/${id}`, { auth, body: body(s) });
+    const base = { ...settings(), mac_address: mac, user_password: "Kept#Secret-1" };
+    expect((await put(base)).status).toBe(200);
+    const refused = { status: 400, body: err(400, "Invalid input: settings.user_password") };
+    for (const moved of [{ server_url: "opc.tcp://attacker.example:4840" }, { server_url: "opc.tcp://historian:4841" }, { user_name: "someone-else" }, { host: "198.51.100.7" }]) {
+      expect({ moved, ...(await put({ ...base, ...moved, user_password: "***" })) }).toMatchObject({ moved, ...refused });
+    }
+    expect(await gatewaySettings()).toMatchObject({ server_url: "opc.tcp://historian:4840", user_name: "opc", user_password: "Kept#Secret-1" });
+    expect(await gatewaySettings()).not.toHaveProperty("host");
+    // Anything else may change beside a kept secret; a destination may change with the secret typed again.
+    expect(await put({ ...base, sampling_rate: 30, user_password: "***" })).toMatchObject({ status: 200, body: "Pipeline updated successfully" });
+    expect(await gatewaySettings()).toMatchObject({ sampling_rate: 30, user_password: "Kept#Secret-1" });
+    expect(await put({ ...base, server_url: "opc.tcp://historian-2:4840", user_password: "Typed#Again-2" })).toMatchObject({ status: 200 });
+    expect(await gatewaySettings()).toMatchObject({ server_url: "opc.tcp://historian-2:4840", user_password: "Typed#Again-2" });
+  });
+
+  it("an edge SQL gateway: a changed server_address, port, username or database refuses a kept password; its table does not", async () => {
+    const EDGE = "/_config/pipelines/edge-server";
+    const sqlSettings = {
+      mac_address: nextMac(),
+      server_address: "10.0.0.5",
+      port: 1433,
+      username: "reader",
+      password: "Sql#Secret-1",
+      config: { database: "mes", table: "output", time_field: "ts", last_collected: "none" },
+    };
+    const sqlBody = (s: Record<string, unknown>) => ({
+      pipeline_name: "Iso SQL",
+      function_id: h.fn,
+      data_type: "Production",
+      data_source: "Edge IOT Gateway",
+      data_source_subtype: "SQL",
+      settings: s,
+      gateway_firmware: { current_version: "2.1.0" },
+      tags: [{ tag_name: "Output", tag_desc: "", tag_unit: "pcs", column_name: "qty", monitor_id: h.meter.id }],
+      function_enabled_in_registration: true,
+    });
+    const gw = await createEdge(t, sqlBody(sqlSettings));
+    const config = async () => (await ingest<{ settings: Record<string, unknown> }>(t, "GET", `/_ingest/pipelines/${gw.id}`, gw.ingest_key)).body.settings;
+    const put = (s: Record<string, unknown>) => t.http("PUT", `${EDGE}/${gw.id}`, { auth: plantAdmin, body: sqlBody(s) });
+    const kept = { ...sqlSettings, password: "***" };
+    for (const moved of [{ server_address: "198.51.100.7" }, { port: 1434 }, { username: "sa" }, { config: { ...sqlSettings.config, database: "master" } }]) {
+      expect({ moved, ...(await put({ ...kept, ...moved })) }).toMatchObject({ moved, status: 400, body: err(400, "Invalid input: settings.password") });
+    }
+    expect(await config()).toMatchObject(sqlSettings);
+    expect(await put({ ...kept, config: { ...sqlSettings.config, table: "output_2" } })).toMatchObject({ status: 200, body: "Gateway updated successfully" });
+    expect(await config()).toMatchObject({ password: "Sql#Secret-1", config: { table: "output_2" } });
+  });
 });
 
 describe("CSV export", () => {
@@ -349,6 +406,68 @@ describe("ingest key rotation", () => {
     await new Promise((r) => setTimeout(r, GRACE_S * 1000 + 300));
     expect(await beat(gw.id, gw.ingest_key)).toMatchObject({ status: 401, body: err(401, "Invalid ingest key") });
     expect((await beat(gw.id, rotated.body.ingest_key)).status).toBe(200);
+  });
+
+  it("clears the pipeline's secrets: the new key never reads the old one; the rotating request may enter them anew", async () => {
+    const OLD = `Opc#${randomBytes(6).toString("hex")}`;
+    const THIRD = "/_config/pipelines/thirdparty";
+    const opc = (user_password: unknown) => ({
+      pipeline_name: "Iso rotated historian",
+      data_type: "Process",
+      data_source: "Third-Party-Apps",
+      data_source_subtype: "OPC-UA",
+      plant_id: h.plant,
+      settings: { mac_address: "02:00:00:00:aa:01", server_url: "opc.tcp://historian:4840", user_name: "opc", user_password },
+      tags: [{ tag_name: "Pressure", tag_desc: "", tag_unit: "bar", address: "ns=2;s=P1" }],
+    });
+    const made = await t.http<{ id: string; ingest_key: string }>("POST", THIRD, { body: opc(OLD) });
+    expect(made.status).toBe(200);
+    const { id } = made.body;
+    const config = async (key: string) => {
+      const res = await ingest<{ settings: Record<string, unknown> }>(t, "GET", `/_ingest/pipelines/${id}`, key);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    expect((await config(made.body.ingest_key)).settings).toMatchObject({ user_password: OLD });
+    const rotate = (body?: unknown) => t.http<{ ingest_key: string }>("POST", `/_config/pipelines/${id}/_rotate_key`, { auth: plantAdmin, body });
+
+    // A plant-admin that may update the pipeline rotates its key: the new key reads no secret.
+    const first = await rotate();
+    expect(first.status).toBe(200);
+    const seen = await config(first.body.ingest_key);
+    expect(JSON.stringify(seen)).not.toContain(OLD);
+    expect(seen.settings).toMatchObject({ server_url: "opc.tcp://historian:4840", user_name: "opc", user_password: null });
+    // Nor does the old key within its grace, nor anything else: the secret is gone.
+    expect(JSON.stringify(await config(made.body.ingest_key))).not.toContain(OLD);
+    expect((await t.http<{ settings: Record<string, unknown> }>("GET", `${THIRD}/${id}`)).body.settings).toMatchObject({ user_password: null });
+    // "***" has nothing to keep now: the secret must be typed again.
+    expect(await t.http("PUT", `${THIRD}/${id}`, { auth: plantAdmin, body: opc("***") })).toMatchObject({ status: 400, body: err(400, "Invalid input: settings.user_password") });
+
+    // The rotating request may enter the secrets anew, and only secrets the settings have.
+    for (const [entered, field] of [
+      [{ server_url: "opc.tcp://elsewhere:4840" }, "settings.server_url"],
+      [{ api_key: "x" }, "settings.api_key"],
+      [{ user_password: "***" }, "settings.user_password"],
+      [{ user_password: { nested: true } }, "settings.user_password"],
+    ] as const) {
+      expect({ entered, ...(await rotate({ settings: entered })) }).toMatchObject({ entered, status: 400, body: err(400, `Invalid input: ${field}`) });
+    }
+    // A refused rotation changed nothing: the first new key still works.
+    expect((await config(first.body.ingest_key)).settings).toMatchObject({ user_password: null });
+    const second = await rotate({ settings: { user_password: "Typed#Again-3" } });
+    expect(second.status).toBe(200);
+    expect((await config(second.body.ingest_key)).settings).toMatchObject({ user_password: "Typed#Again-3" });
+    const row = await pg.query(`SELECT settings::text AS s FROM pipelines.pipelines WHERE pipeline_id = $1`, [id]);
+    expect(String(row.rows[0].s)).not.toContain("Typed#Again-3");
+
+    const entries = await eventually(
+      () => t.http<{ action: string; changes: Record<string, unknown> }[]>("GET", `/_config/audit?entity_type=pipeline&entity_id=${id}`),
+      (r) => r.body.filter((e) => e.action === "rotate_key").length === 2,
+    );
+    const changes = entries.body.filter((e) => e.action === "rotate_key").map((e) => e.changes);
+    expect(changes).toContainEqual(expect.objectContaining({ ingest_key: ["***", "***"], "settings.user_password": ["***", null] }));
+    expect(changes).toContainEqual(expect.objectContaining({ "settings.user_password": [null, "***"] }));
+    expect(JSON.stringify(changes)).not.toContain("Typed#Again-3");
   });
 
   it("is scoped as updating the pipeline, audited, and documented in /openapi.json", async () => {

@@ -4,9 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import {
+  destinationChanged,
   hasPlainSecret,
+  isDestinationSetting,
   isSealed,
   isSecretSetting,
+  maskedSecrets,
   maskSettings,
   openSettings,
   parseSecretsKey,
@@ -90,5 +93,30 @@ describe("the key", () => {
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a secret kept as *** and where the connection goes", () => {
+  const stored = { mac_address: "02:00:00:00:00:01", server_address: "10.0.0.5", port: 1433, username: "reader", password: { $sealed: "v1.a.b.c" }, config: { database: "mes", table: "t" } };
+
+  it("names the destination and identity settings, not the gateway's own MAC or the secrets", () => {
+    for (const n of ["server_address", "server_url", "port", "username", "user_name", "database", "host", "endpointUrl", "client_id", "ip_address"]) expect({ n, d: isDestinationSetting(n) }).toEqual({ n, d: true });
+    for (const n of ["mac_address", "sampling_rate", "table", "time_field", "password", "user_password", "report", "api_key"]) expect({ n, d: isDestinationSetting(n) }).toEqual({ n, d: false });
+  });
+
+  it("tells a changed, added or removed destination at any depth from other changes", () => {
+    expect(destinationChanged(stored, { ...stored, password: "***", config: { ...stored.config, table: "u" } })).toBe(false);
+    expect(destinationChanged(stored, { ...stored, mac_address: "02:00:00:00:00:02" })).toBe(false);
+    for (const after of [{ ...stored, port: 1434 }, { ...stored, username: "sa" }, { ...stored, config: { ...stored.config, database: "master" } }, { ...stored, host: "x" }, { ...stored, server_address: undefined }]) {
+      expect(destinationChanged(stored, after)).toBe(true);
+    }
+  });
+
+  it("lists the secrets sent as *** with their place and whether one is stored there", () => {
+    expect(maskedSecrets({ ...stored, password: "***", extra: { api_key: "***" } }, stored)).toEqual([
+      { name: "password", path: "password", stored: true },
+      { name: "api_key", path: "extra.api_key", stored: false },
+    ]);
+    expect(maskedSecrets({ ...stored, password: "new" }, stored)).toEqual([]);
   });
 });
