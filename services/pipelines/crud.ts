@@ -335,28 +335,28 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
 }
 
 /**
- * `POST /_config/pipelines/<pipeline_id>/_rotate_key` (EXTENSIONS §8), for either kind, by whoever
+ * `POST /_config/pipelines/<pipeline_id>/_rotate_key` (docs/security.md, "Ingest key rotation"), for either kind, by whoever
  * may update the pipeline: a new ingest key, shown once; the one it replaces keeps working for
  * INGEST_KEY_GRACE_S, so the gateway can be given the new one without losing readings. Only one
  * replaced key is kept: a second rotation within the grace ends the first one's at once.
  *
- * The new key reads the gateway's configuration, secrets opened; whoever rotates may not read the
- * secrets (reads show "***"), so the rotation clears them, except those its body enters anew
- * (`{"settings": {"user_password": "..."}}`, settingsAfterRotation): the new key reads only what
- * its rotator entered.
+ * The new key reads the gateway's configuration, secrets opened: a plant-admin's rotation clears
+ * the secrets, which it may not read, except those its body enters anew (`{"settings":
+ * {"user_password": "..."}}`); the site's administrators' keeps them (settingsAfterRotation).
  */
 export async function rotateIngestKey(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; settings?: Record<string, unknown> }>): Promise<{ ingest_key: string }> {
   requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
   const current = await visiblePipeline(env, ctx.meta.user, undefined, ctx.params.pipeline_id, MSG.invalidPipelineId);
   // Checked before the write too, so that a wrong name answers 400 whatever happens meanwhile.
-  settingsAfterRotation(env, current.settings, ctx.params.settings);
+  const keep = ctx.meta.user.user_type === "saas-admin" || ctx.meta.user.user_type === "site-admin";
+  settingsAfterRotation(env, current.settings, ctx.params.settings, keep);
   return guarded(env, { status: 500, message: MSG.internalError }, async () => {
     const ingest_key = newIngestKey();
     const until = Date.now() + config().ingestKeyGraceS * 1000;
     const rotated = await env.db.transaction(async (tx) => {
       const stored = await repo.lockSettings(tx, current.pipeline_id);
       if (!stored) return false;
-      const settings = settingsAfterRotation(env, stored, ctx.params.settings);
+      const settings = settingsAfterRotation(env, stored, ctx.params.settings, keep);
       if (!(await repo.rotateKey(tx, current.pipeline_id, hashIngestKey(ingest_key), until, settings))) return false;
       const changes: AuditChange["changes"] = {
         ingest_key: [REDACTED, REDACTED],

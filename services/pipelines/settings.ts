@@ -53,15 +53,17 @@ export function settingsToUpdate(env: PipelinesEnv, settings: Settings, stored: 
 const isObject = (v: unknown): v is Settings => typeof v === "object" && v !== null && !Array.isArray(v) && !isSealed(v);
 
 /**
- * The settings a key rotation leaves (EXTENSIONS §8, docs/security.md): every stored secret
- * cleared (null), since whoever rotates the key reads the gateway's configuration with the new one
- * and may not read the secrets, except those the rotating request enters anew (`entered`: the
- * secrets by name at their place in the settings, e.g. `{"user_password": "..."}`). An entered
- * name that is not a secret the settings have, or "***", answers 400 `Invalid input: settings.<name>`.
+ * The settings a key rotation leaves (docs/security.md, "Ingest key rotation"). Whoever rotates
+ * the key reads the gateway's configuration with the new one, secrets opened. The site's
+ * administrators (`keep`: saas-admin, site-admin) may re-point any gateway of the site anyway, so
+ * their rotation keeps the secrets; a plant-admin's clears them (null), since it may not read them.
+ * Either may enter secrets anew (`entered`: by name at their place in the settings, e.g.
+ * `{"user_password": "..."}`). An entered name that is not a secret the settings have, or "***",
+ * answers 400 `Invalid input: settings.<name>`.
  */
-export function settingsAfterRotation(env: PipelinesEnv, stored: Settings, entered: Settings | undefined): Settings {
-  const cleared = mapSecretsOf(stored, () => null);
-  return entered ? enter(env.secretsKey, cleared, stored, entered) : cleared;
+export function settingsAfterRotation(env: PipelinesEnv, stored: Settings, entered: Settings | undefined, keep: boolean): Settings {
+  const base = keep ? stored : mapSecretsOf(stored, () => null);
+  return entered ? enter(env.secretsKey, base, stored, entered) : base;
 }
 
 function enter(key: Buffer, cleared: Settings, stored: Settings, entered: Settings, at = "settings"): Settings {

@@ -431,14 +431,20 @@ describe("ingest key rotation", () => {
     expect((await config(made.body.ingest_key)).settings).toMatchObject({ user_password: OLD });
     const rotate = (body?: unknown) => t.http<{ ingest_key: string }>("POST", `/_config/pipelines/${id}/_rotate_key`, { auth: plantAdmin, body });
 
+    // The site's administrators may re-point any of its gateways: their rotation keeps the secrets (reads still "***").
+    const byAdmin = await t.http<{ ingest_key: string }>("POST", `/_config/pipelines/${id}/_rotate_key`);
+    expect(byAdmin.status).toBe(200);
+    expect((await config(byAdmin.body.ingest_key)).settings).toMatchObject({ user_password: OLD });
+    expect((await t.http<{ settings: Record<string, unknown> }>("GET", `${THIRD}/${id}`)).body.settings).toMatchObject({ user_password: "***" });
+
     // A plant-admin that may update the pipeline rotates its key: the new key reads no secret.
     const first = await rotate();
     expect(first.status).toBe(200);
     const seen = await config(first.body.ingest_key);
     expect(JSON.stringify(seen)).not.toContain(OLD);
     expect(seen.settings).toMatchObject({ server_url: "opc.tcp://historian:4840", user_name: "opc", user_password: null });
-    // Nor does the old key within its grace, nor anything else: the secret is gone.
-    expect(JSON.stringify(await config(made.body.ingest_key))).not.toContain(OLD);
+    // Nor does the key it replaced within its grace, nor anything else: the secret is gone.
+    expect(JSON.stringify(await config(byAdmin.body.ingest_key))).not.toContain(OLD);
     expect((await t.http<{ settings: Record<string, unknown> }>("GET", `${THIRD}/${id}`)).body.settings).toMatchObject({ user_password: null });
     // "***" has nothing to keep now: the secret must be typed again.
     expect(await t.http("PUT", `${THIRD}/${id}`, { auth: plantAdmin, body: opc("***") })).toMatchObject({ status: 400, body: err(400, "Invalid input: settings.user_password") });
