@@ -3,7 +3,7 @@ import type { Context } from "moleculer";
 import type { FieldDoc } from "../../lib/operations";
 import { PAGE_FIELDS } from "../../lib/paging";
 import * as assets from "./assets";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
 import { MSG } from "./messages";
 import { hidden, ID_FIELDS } from "./openapi";
 import { id, list, name, optId, optText, page, readBack, text } from "./params";

@@ -14,7 +14,7 @@ import { parseIsoDate } from "../../lib/time";
 import type { StreamConsumers } from "../../mixins/stream.mixin";
 import { auditScope, auditView, normalizeEntry, requireVerifier, startWalk, walkRow, type AuditView } from "./audit";
 import * as repo from "./audit.repo";
-import type { ConfigActions, ConfigThis } from "./config.service";
+import type { ConfigActions, ConfigThis } from "./config.types";
 import { MSG } from "./messages";
 import { list, optText } from "./params";
 

@@ -2,7 +2,7 @@
 import type { Context } from "moleculer";
 import type { FieldDoc } from "../../lib/operations";
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
 import { MSG } from "./messages";
 import * as monitors from "./monitors";
 import { ID_FIELDS } from "./openapi";
