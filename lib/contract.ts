@@ -51,6 +51,22 @@ export function serviceClient<A extends ActionMap<A>>(service: string): ServiceC
   };
 }
 
+/**
+ * A call made as a child of `caller` (same user, request id and trace) whose meta stays its own:
+ * a Context's `call` merges a sub-call's meta back into the caller's, so an action that sets its
+ * own response headers (a list's X-Total-Count) would leak them into the caller's answer.
+ */
+export function callApart<A extends ActionMap<A>, K extends keyof A & string>(
+  client: ServiceClient<A>,
+  caller: Caller,
+  action: K,
+  params: A[K]["params"],
+): Promise<A[K]["reply"]> {
+  const ctx = caller as Partial<Context>;
+  if (ctx.broker && ctx.meta) return client.call(ctx.broker, action, params, { parentCtx: ctx as Context });
+  return client.call(caller, action, params);
+}
+
 /** Anything that can emit or broadcast: a context (its meta travels on) or a broker. */
 export type Emitter = Pick<Context, "emit" | "broadcast">;
 
@@ -79,14 +95,14 @@ export interface RequestMeta {
   ingestKey?: string;
   /**
    * Set by the gateway on ingestion routes that carry an `Idempotency-Key` header: the key as
-   * sent (the service checks it) and sha256 of the raw body in hex (EXTENSIONS.md §6).
+   * sent (the service checks it) and sha256 of the raw body in hex (docs/api-tour.md#retries-the-idempotency-key-header).
    */
   idempotency?: { key: string; fingerprint: string };
   /** Set by the gateway when the caller signed in with an API token (auth's tokens); never the token itself. */
   token?: {
     token_id: string;
     scope: "read" | "write";
-    /** The admin who issued the token, when that is not its user: audit entries name them (EXTENSIONS §8). */
+    /** The admin who issued the token, when that is not its user: audit entries name them (docs/security.md). */
     via_token_of?: string;
   };
   /** Set by the gateway on every route: the caller's address (the socket's peer, or X-Forwarded-For from a TRUST_PROXY proxy). */

@@ -1,6 +1,6 @@
 /**
  * Secrets that users store with their configuration (a pipeline's SQL or OPC-UA password, an API
- * key), encrypted at rest (EXTENSIONS.md §8). A setting is a secret when its name ends in
+ * key), encrypted at rest (docs/security.md#pipeline-secrets-encrypted-at-rest). A setting is a secret when its name ends in
  * `password`, `secret`, `token`, `api_key` or `private_key` (`user_password`, `apiKey` too), at
  * any depth of the settings. Such a value is stored as `{"$sealed": "v1.<iv>.<tag>.<ciphertext>"}`:
  * AES-256-GCM of the value's JSON, so a number stays a number when opened. Reads show "***"; an
@@ -13,7 +13,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { AppConfig } from "./config";
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -48,7 +47,13 @@ function keptKey(dataDir: string): Buffer {
 let loaded: { from: string; key: Buffer } | undefined;
 
 /** The key of this configuration: SECRETS_KEY, else the one kept under DATA_DIR. */
-export function secretsKey(cfg: Pick<AppConfig, "secretsKey" | "dataDir">): Buffer {
+/** What the key is read from: AppConfig's `secretsKey` and `dataDir` (lib/config.ts imports this module, not the other way round). */
+export interface SecretsKeySource {
+  secretsKey: string | undefined;
+  dataDir: string;
+}
+
+export function secretsKey(cfg: SecretsKeySource): Buffer {
   const from = cfg.secretsKey ?? `file:${cfg.dataDir}`;
   if (loaded?.from !== from) loaded = { from, key: cfg.secretsKey ? parseSecretsKey(cfg.secretsKey)! : keptKey(cfg.dataDir) };
   return loaded.key;

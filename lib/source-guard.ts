@@ -1,6 +1,6 @@
 /**
  * Addresses that users give (op 57's SQL server, the SQL and OPC-UA collectors' sources) must not
- * turn the service against itself (EXTENSIONS.md §8): they never reach the service's own database
+ * turn the service against itself (docs/security.md#addresses-users-give-op-57-and-the-collectors): they never reach the service's own database
  * (the host and port of DATABASE_URL, whatever the database name), cache (REDIS_URL) or bus
  * (TRANSPORTER), and loopback, link-local and unspecified addresses only where SOURCE_ALLOW names
  * them. SOURCE_ALLOW never opens the service's own endpoints.
@@ -12,7 +12,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import os from "node:os";
-import type { AppConfig } from "./config";
 
 export type SourceVerdict = { allowed: true; address: string } | { allowed: false; reason: string };
 
@@ -148,7 +147,14 @@ const DEFAULT_PORTS: Record<string, number> = { "postgres:": 5432, "postgresql:"
  * The service's own endpoints: its database (DATABASE_URL; the embedded default's too, which
  * the runtime writes there), its cache (REDIS_URL) and its bus (every URL of TRANSPORTER).
  */
-export function ownEndpoints(cfg: Pick<AppConfig, "databaseUrl" | "redisUrl" | "transporter">): Endpoint[] {
+/** The service's own servers, as AppConfig names them (lib/config.ts imports this module, not the other way round). */
+export interface OwnServers {
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  transporter: string | undefined;
+}
+
+export function ownEndpoints(cfg: OwnServers): Endpoint[] {
   const urls = [cfg.databaseUrl, cfg.redisUrl, ...(cfg.transporter ?? "").split(/[,\s]+/)].filter((u): u is string => !!u && u.includes("://"));
   return urls.flatMap((url) => {
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase() ?? "";
@@ -234,6 +240,6 @@ function isThisMachine(address: string): boolean {
 }
 
 /** The guard of this process's configuration. */
-export function sourceGuardOf(cfg: Pick<AppConfig, "databaseUrl" | "redisUrl" | "transporter" | "sourceAllow">): SourceGuard {
+export function sourceGuardOf(cfg: OwnServers & { sourceAllow: string }): SourceGuard {
   return new SourceGuard({ own: ownEndpoints(cfg), allow: parseSourceAllow(cfg.sourceAllow) });
 }

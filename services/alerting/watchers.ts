@@ -8,14 +8,10 @@ import { MAX_TEXT } from "../../lib/validation";
 import type { ResolvedMonitor } from "../config/contract";
 import { parseDuration } from "./duration";
 import { COMPARISONS, type Comparison, type Relation, type TriggerRule } from "./evaluator";
+import type { NotifyTo } from "./contract";
 import { MSG } from "./messages";
 
-export interface NotifyTo {
-  email: boolean;
-  sms: boolean;
-  whatsapp: boolean;
-  users: string[];
-}
+export type { NotifyTo };
 
 export interface ConditionBody {
   comparison: Comparison;
@@ -32,7 +28,7 @@ export interface TriggerBody {
   notifyTo: NotifyTo;
   severity: number;
   trigger_relation: Relation;
-  /** Hysteresis on clear (EXTENSIONS.md §1): a number ≥ 0 written as text, in the tags' units. Absent: none. */
+  /** Hysteresis on clear (docs/api-tour.md#alarm-management-acknowledge-shelve-assign-deadband-escalation-kpis): a number ≥ 0 written as text, in the tags' units. Absent: none. */
   deadband?: string;
   /** Off-delay before an active alert closes, a duration like `minimum_duration`. Absent: none. */
   clear_delay?: string;
@@ -44,7 +40,7 @@ export interface TriggerBody {
   escalation?: EscalationTier[];
 }
 
-/** An escalation tier of a trigger (EXTENSIONS.md §1). */
+/** An escalation tier of a trigger (docs/api-tour.md#alarm-management-acknowledge-shelve-assign-deadband-escalation-kpis). */
 export interface EscalationTier {
   after: string;
   users: string[];
