@@ -6,6 +6,10 @@
  * Every relative import of every .ts file under lib/, mixins/, services/ and bin/ counts, `import
  * type` and `export … from` included: a type-only circle costs nothing at run time, but it still
  * makes two modules one unit that cannot be read, moved or tested apart.
+ *
+ * Services talk one way: a service that calls another (through its contract's typed client, or a
+ * contract helper that takes a `Caller`) is not called back by it; facts go the other way as
+ * events and streams, which the emitter's contract declares.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -112,6 +116,49 @@ function chainThrough(component: string[], edges: Map<string, string[]>): string
   return chain.join(" → ");
 }
 
+/** The names a contract exports that make a call: its typed client and the helpers that take a `Caller`. */
+function callingExports(contract: string): Set<string> {
+  const text = readFileSync(contract, "utf8");
+  const names = new Set<string>();
+  for (const m of text.matchAll(/export const (\w+) = serviceClient\b/g)) names.add(m[1]!);
+  for (const m of text.matchAll(/export (?:async )?function (\w+)(?:<[^>]*>)?\(\s*\w+: Caller\b/g)) names.add(m[1]!);
+  for (const m of text.matchAll(/export const (\w+) = async \(\s*\w+: Caller\b/g)) names.add(m[1]!);
+  return names;
+}
+
+/** service → the services it calls: an import of a calling export of the other's contract.ts. */
+function serviceCalls(): Map<string, Set<string>> {
+  const calls = new Map<string, Set<string>>();
+  const serviceOf = (file: string) => /^services\/([^/]+)\//.exec(file)?.[1];
+  const calling = new Map<string, Set<string>>();
+  for (const file of graph.keys()) {
+    const from = serviceOf(file);
+    if (!from) continue;
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), "utf8"), ts.ScriptTarget.Latest);
+    for (const statement of source.statements) {
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+      const clause = statement.importClause;
+      if (!clause || clause.isTypeOnly || !clause.namedBindings || !ts.isNamedImports(clause.namedBindings)) continue;
+      const target = resolveRelative(join(ROOT, file), statement.moduleSpecifier.text);
+      const to = target && /^services\/([^/]+)\/contract\.ts$/.exec(rel(target))?.[1];
+      if (!target || !to || to === from) continue;
+      if (!calling.has(to)) calling.set(to, callingExports(target));
+      const names = clause.namedBindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text);
+      if (names.some((name) => calling.get(to)!.has(name))) {
+        if (!calls.has(from)) calls.set(from, new Set());
+        calls.get(from)!.add(to);
+      }
+    }
+  }
+  return calls;
+}
+
+/**
+ * Pairs that still call each other both ways, each to be cut (docs/architecture.md, "Who talks to
+ * whom"): listed so that the test fails on any new pair, and on one of these once it is cut.
+ */
+const PAIRS_LEFT = ["auth ↔ notifier", "config ↔ pipelines"];
+
 describe("the import graph", () => {
   it("reads the sources it checks", () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -132,6 +179,13 @@ describe("the import graph", () => {
     ]);
     expect(circles(edges)).toEqual([["a", "b", "c"]]);
     expect(chainThrough(["a", "b", "c"], edges)).toBe("a → b → c → a");
+  });
+
+  it("has no pair of services calling each other both ways but the ones left to cut", () => {
+    const calls = serviceCalls();
+    expect(calls.get("alerting")).toContain("config");
+    const pairs = [...calls].flatMap(([a, targets]) => [...targets].filter((b) => a < b && calls.get(b)?.has(a)).map((b) => `${a} ↔ ${b}`));
+    expect(pairs.sort()).toEqual(PAIRS_LEFT);
   });
 
   it("keeps every contract.ts on lib/ and Node's built-ins", () => {
