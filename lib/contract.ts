@@ -51,6 +51,22 @@ export function serviceClient<A extends ActionMap<A>>(service: string): ServiceC
   };
 }
 
+/**
+ * A call made as a child of `caller` (same user, request id and trace) whose meta stays its own:
+ * a Context's `call` merges a sub-call's meta back into the caller's, so an action that sets its
+ * own response headers (a list's X-Total-Count) would leak them into the caller's answer.
+ */
+export function callApart<A extends ActionMap<A>, K extends keyof A & string>(
+  client: ServiceClient<A>,
+  caller: Caller,
+  action: K,
+  params: A[K]["params"],
+): Promise<A[K]["reply"]> {
+  const ctx = caller as Partial<Context>;
+  if (ctx.broker && ctx.meta) return client.call(ctx.broker, action, params, { parentCtx: ctx as Context });
+  return client.call(caller, action, params);
+}
+
 /** Anything that can emit or broadcast: a context (its meta travels on) or a broker. */
 export type Emitter = Pick<Context, "emit" | "broadcast">;
 

@@ -14,7 +14,6 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import type { AppConfig } from "./config";
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -49,7 +48,13 @@ function keptKey(dataDir: string): Buffer {
 let loaded: { from: string; key: Buffer } | undefined;
 
 /** The key of this configuration: SECRETS_KEY, else the one kept under DATA_DIR. */
-export function secretsKey(cfg: Pick<AppConfig, "secretsKey" | "dataDir">): Buffer {
+/** What the key is read from: AppConfig's `secretsKey` and `dataDir` (lib/config.ts imports this module, not the other way round). */
+export interface SecretsKeySource {
+  secretsKey: string | undefined;
+  dataDir: string;
+}
+
+export function secretsKey(cfg: SecretsKeySource): Buffer {
   const from = cfg.secretsKey ?? `file:${cfg.dataDir}`;
   if (loaded?.from !== from) loaded = { from, key: cfg.secretsKey ? parseSecretsKey(cfg.secretsKey)! : keptKey(cfg.dataDir) };
   return loaded.key;

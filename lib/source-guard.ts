@@ -14,7 +14,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import os from "node:os";
-import type { AppConfig } from "./config";
 
 export type SourceVerdict = { allowed: true; address: string } | { allowed: false; reason: string };
 
@@ -201,7 +200,14 @@ const DEFAULT_PORTS: Record<string, number> = { "postgres:": 5432, "postgresql:"
  * The service's own endpoints: its database (DATABASE_URL; the embedded default's too, which
  * the runtime writes there), its cache (REDIS_URL) and its bus (every URL of TRANSPORTER).
  */
-export function ownEndpoints(cfg: Pick<AppConfig, "databaseUrl" | "redisUrl" | "transporter">): Endpoint[] {
+/** The service's own servers, as AppConfig names them (lib/config.ts imports this module, not the other way round). */
+export interface OwnServers {
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  transporter: string | undefined;
+}
+
+export function ownEndpoints(cfg: OwnServers): Endpoint[] {
   const urls = [cfg.databaseUrl, cfg.redisUrl, ...(cfg.transporter ?? "").split(/[,\s]+/)].filter((u): u is string => !!u && u.includes("://"));
   return urls.flatMap((url) => {
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase() ?? "";
@@ -304,6 +310,6 @@ function isThisMachine(address: string, locals: Set<string>): boolean {
 }
 
 /** The guard of this process's configuration. */
-export function sourceGuardOf(cfg: Pick<AppConfig, "databaseUrl" | "redisUrl" | "transporter" | "sourceAllow">): SourceGuard {
+export function sourceGuardOf(cfg: OwnServers & { sourceAllow: string }): SourceGuard {
   return new SourceGuard({ own: ownEndpoints(cfg), allow: parseSourceAllow(cfg.sourceAllow) });
 }

@@ -5,7 +5,14 @@
  * reach a consumer in the order its alerts opened. The notifier reads it as the group "notifier"
  * (and takes the same message by `notifier.alerts.notify`).
  */
-import type { NotifyTo } from "./watchers";
+
+/** Whom a watcher's alerts are told, and how. */
+export interface NotifyTo {
+  email: boolean;
+  sms: boolean;
+  whatsapp: boolean;
+  users: string[];
+}
 
 /** The condition an alert names, with its names as they were when it opened. */
 export interface AlertCondition {

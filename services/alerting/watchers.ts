@@ -8,14 +8,10 @@ import { MAX_TEXT } from "../../lib/validation";
 import type { ResolvedMonitor } from "../config/contract";
 import { parseDuration } from "./duration";
 import { COMPARISONS, type Comparison, type Relation, type TriggerRule } from "./evaluator";
+import type { NotifyTo } from "./contract";
 import { MSG } from "./messages";
 
-export interface NotifyTo {
-  email: boolean;
-  sms: boolean;
-  whatsapp: boolean;
-  users: string[];
-}
+export type { NotifyTo };
 
 export interface ConditionBody {
   comparison: Comparison;

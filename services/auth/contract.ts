@@ -5,7 +5,10 @@
  */
 import type { Principal, UserType } from "../../lib/access";
 import { eventSender, serviceClient } from "../../lib/contract";
-import type { TokenScope } from "./tokens";
+
+/** What an API token may do: read, or read and write (within its user's own rights). */
+export const TOKEN_SCOPES = ["read", "write"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /** Payload of the `auth.user.created|updated|removed` events. */
 export interface UserEvent {

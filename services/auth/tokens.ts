@@ -1,5 +1,5 @@
 /**
- * API tokens for integrations (EXTENSIONS §4): what a token is, how it is stored, who may manage
+ * API tokens for integrations (docs/security.md): what a token is, how it is stored, who may manage
  * whose, and the list's shape. Pure: tokens.actions.ts does the I/O.
  *
  * A token is 256 random bits. It is stored as its SHA-256 only: a slow, salted hash (argon2, as
@@ -11,11 +11,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Principal } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
+import { TOKEN_SCOPES, type TokenScope } from "./contract";
 import { MSG } from "./messages";
 import { placeOf, updateRefusal, userVisibleTo, type UserRow } from "./users";
 
-export const TOKEN_SCOPES = ["read", "write"] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export { TOKEN_SCOPES, type TokenScope };
 
 export const TOKEN_MAX_DAYS = 365;
 
@@ -50,7 +50,7 @@ export interface TokenRow {
   created_at: string;
   expires_at: string;
   last_used_at: string | null;
-  /** Null for tokens issued before issue 25 recorded it. */
+  /** Null for tokens issued before the issuer was recorded. */
   issued_by: string | null;
 }
 

@@ -5,7 +5,7 @@ import { DomainError } from "../../lib/errors";
 import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import { listAssets, visibleAsset, visibleFunction } from "../config/contract";
-import type { CmActions } from "./cm.service";
+import type { CmActions } from "./cm.types";
 import { MSG } from "./messages";
 import { ASSET_ID_FIELD, EXAMPLES, FUNCTION_ID } from "./openapi";
 

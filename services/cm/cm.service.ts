@@ -4,8 +4,7 @@
  * value of its tag, and an asset whose latest values leave normal opens an event. Names,
  * thresholds, asset attributes and the caller's scope come from config's actions.
  */
-import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { DataSource } from "typeorm";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../lib/contract";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -20,12 +19,12 @@ import {
   visibleMonitor,
   type AssetEvent,
   type MonitorEvent,
-  type ResolvedMonitor,
 } from "../config/contract";
 import type { PipelineStreams, Reading } from "../pipelines/contract";
 import { assetsActions } from "./assets.actions";
 import { fftActions } from "./fft.actions";
-import { ingestActions, type Waveform } from "./ingest.actions";
+import type { CmLocals, CmMethods, CmThis, Waveform } from "./cm.types";
+import { ingestActions } from "./ingest.actions";
 import { MSG } from "./messages";
 import { migrations } from "./migrations";
 import { monitorsActions } from "./monitors.actions";
@@ -35,24 +34,6 @@ import * as repo from "./repo";
 import { amplitudeSpectrum, encodeAmplitudes } from "./spectrum";
 import { severityOf } from "./status";
 import { assetView, diagnoseMonitor, evaluateAsset, eventLabel } from "./views";
-
-interface CmLocals {
-  db: DataSource;
-}
-
-interface CmMethods {
-  storeWaveform(w: Waveform): Promise<boolean>;
-  storeReadings(caller: Caller, readings: Reading[]): Promise<number>;
-  evaluateAssets(caller: Caller, assetIds: Iterable<string>): Promise<void>;
-  assetObject(ctx: Context<unknown, RequestMeta>, asset: { asset_id: string; asset_name: string }): Promise<ReturnType<typeof assetView>>;
-  monitorOrFail(ctx: Context<unknown, RequestMeta>, id: string): Promise<ResolvedMonitor>;
-}
-
-/** `this` in cm's handlers, events and methods. */
-export type CmThis = Service<ServiceSettingSchema> & CmLocals & CmMethods;
-
-/** A group of the service's actions, spread into its schema's `actions`. */
-export type CmActions = Record<string, ActionSchema<CmThis>>;
 
 /**
  * The durable group "cm" on both streams. Handlers are idempotent (a capture is stored once, a

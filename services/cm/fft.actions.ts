@@ -10,7 +10,7 @@ import { DomainError } from "../../lib/errors";
 import { parseIsoDate } from "../../lib/time";
 import { EPOCH_MS, MAX_TEXT } from "../../lib/validation";
 import { listMonitorIds, resolveMonitors, visibleAsset } from "../config/contract";
-import type { CmActions } from "./cm.service";
+import type { CmActions } from "./cm.types";
 import { MSG } from "./messages";
 import { ASSET_ID_FIELD, CAPTURE_FIELDS, EXAMPLES, MAX_TIMESTAMPS, MONITOR_ID_FIELD, TIMESTAMPS_FIELDS } from "./openapi";
 import { fundamentalFrequency } from "./peaks";

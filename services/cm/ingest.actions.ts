@@ -4,11 +4,9 @@
  */
 import type { Context } from "moleculer";
 import { MAX_TEXT } from "../../lib/validation";
-import type { Reading, WaveformMessage } from "../pipelines/contract";
-import type { CmActions } from "./cm.service";
+import type { Reading } from "../pipelines/contract";
+import type { CmActions, Waveform } from "./cm.types";
 
-/** What cm keeps of a capture of the `waveforms` stream (and what `ingest.waveform` takes). */
-export type Waveform = Pick<WaveformMessage, "monitor_id" | "tag" | "axis" | "ts" | "sample_rate_hz" | "samples">;
 
 /** Longest capture accepted: 2^20 samples (about 17 s at 60 kHz). */
 export const MAX_SAMPLES = 1 << 20;

@@ -6,7 +6,7 @@ import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
 import { parseIsoDate } from "../../lib/time";
 import { MAX_TEXT } from "../../lib/validation";
 import { listMonitorIds, resolveMonitors, visibleAsset } from "../config/contract";
-import type { CmActions } from "./cm.service";
+import type { CmActions } from "./cm.types";
 import { MSG } from "./messages";
 import { ASSET_ID_FIELD, EXAMPLES, MONITOR_ID_FIELD } from "./openapi";
 import * as repo from "./repo";

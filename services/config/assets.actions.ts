@@ -3,7 +3,8 @@ import type { Context } from "moleculer";
 import type { FieldDoc } from "../../lib/operations";
 import { PAGE_FIELDS } from "../../lib/paging";
 import * as assets from "./assets";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
+import type { AssetFilter } from "./contract";
 import { MSG } from "./messages";
 import { hidden, ID_FIELDS } from "./openapi";
 import { id, list, name, optId, optText, page, readBack, text } from "./params";
@@ -157,7 +158,7 @@ export const assetActions: ConfigActions = {
       errors: [[400, MSG.excessInputs], [400, MSG.invalidInput("<field>")]],
     },
     params: { ...filterParams, ...page, $$messages: list },
-    handler(ctx: Context<assets.AssetFilter>) {
+    handler(ctx: Context<AssetFilter>) {
       return assets.listAssets(this.use(ctx), ctx.params);
     },
   },
@@ -174,7 +175,7 @@ export const assetActions: ConfigActions = {
       errors: [[400, MSG.excessInputs], [400, MSG.invalidInput("<field>")]],
     },
     params: { ...filterParams, $$messages: list },
-    handler(ctx: Context<assets.AssetFilter>) {
+    handler(ctx: Context<AssetFilter>) {
       return assets.countAssets(this.use(ctx), ctx.params);
     },
   },

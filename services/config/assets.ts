@@ -3,13 +3,13 @@ import { requireWrite } from "../../lib/access";
 import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
-import type { AssetEvent, AssetListItem, ResolvedAsset } from "./contract";
+import { isForeignKeyViolation, paged, type ConfigContext } from "./context";
+import type { AssetAttributes, AssetEvent, AssetFilter, AssetListItem, ResolvedAsset } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
 import * as repo from "./repo";
 import type { AssetFilterValues, AssetRow, FunctionRow } from "./repo";
-import { compact, parseYesNo, scopeKey, yesNo, type AssetAttributes } from "./rules";
+import { compact, parseYesNo, scopeKey, yesNo } from "./rules";
 
 export interface AssetWrite {
   asset_name: string;
@@ -19,12 +19,6 @@ export interface AssetWrite {
   asset_category: string;
   is_critical?: string | null;
   attributes?: AssetAttributes | null;
-}
-
-export interface AssetFilter extends Page {
-  function_id?: string;
-  asset_category?: string;
-  is_critical?: string;
 }
 
 /** A uuid no row has: a filter naming a malformed id matches nothing. */

@@ -1,5 +1,5 @@
 /**
- * The audit trail's read side (EXTENSIONS.md §4): the entries, newest first, and the chain's
+ * The audit trail's read side (docs/security.md): the entries, newest first, and the chain's
  * check; and the consumer of the `audit` stream that appends what every service staged. The
  * chain's rules are in audit.ts, its SQL in audit.repo.ts.
  */
@@ -14,7 +14,7 @@ import { parseIsoDate } from "../../lib/time";
 import type { StreamConsumers } from "../../mixins/stream.mixin";
 import { auditScope, auditView, normalizeEntry, requireVerifier, startWalk, walkRow, type AuditView } from "./audit";
 import * as repo from "./audit.repo";
-import type { ConfigActions, ConfigThis } from "./config.service";
+import type { ConfigActions, ConfigThis } from "./config.types";
 import { MSG } from "./messages";
 import { list, optText } from "./params";
 

@@ -6,21 +6,21 @@
  * (lib/access.ts); the internal actions other services call answer for the whole deployment.
  */
 import { createHash } from "node:crypto";
-import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { DataSource } from "typeorm";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { ConfigLocals, ConfigMethods, ConfigThis } from "./config.types";
 import { scopeOf, type Principal } from "../../lib/access";
-import { LocalCache, SharedCache, type SharedGeneration } from "../../lib/cache";
+import { LocalCache, SharedCache } from "../../lib/cache";
 import { DomainError } from "../../lib/errors";
 import { withJsonText } from "../../lib/json-text";
 import { setTotal } from "../../lib/paging";
 import { AUDIT_STREAM, auditedWrite, type AuditStreams } from "../../lib/audit";
 import { DbMixin } from "../../mixins/db.mixin";
-import { StreamMixin, type StreamClient, type StreamConsumers } from "../../mixins/stream.mixin";
+import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import { assetActions } from "./assets.actions";
 import { AUDIT_SCHEMAS, AUDIT_STREAM_CONSUMER, AuditAppender, auditActions } from "./audit.actions";
 import type { RequestMeta } from "../../lib/contract";
 import { pipelinesClient, type MonitorRegisteredEvent, type MonitorUnregisteredEvent, type PlantActivity } from "../pipelines/contract";
-import { contextFor, type ConfigContext, type PipelinePlace } from "./context";
+import { contextFor, type PipelinePlace } from "./context";
 import { configEvents, type ConfigChange, type ConfigEntity, type ConfigEntityEvents } from "./contract";
 import { functionActions } from "./functions.actions";
 import { internalActions } from "./internal.actions";
@@ -31,35 +31,6 @@ import { monitorActions } from "./monitors.actions";
 import { CONFIG_SCHEMAS } from "./openapi";
 import { plantActions } from "./plants.actions";
 import { siteActions } from "./sites.actions";
-
-export interface ConfigLocals {
-  db: DataSource;
-  /** The stream mixin's client: config stages the audit entries of its own changes through its outbox. */
-  streams: StreamClient<AuditStreams>;
-  /** Appends the entries the `audit` stream delivers to the hash-chained log. */
-  auditLog: AuditAppender;
-  /** Cached reads, in the broker's cacher under the current generation (`config.q.<generation>.<key>`). */
-  reads: SharedCache;
-  /** Every write starts a new one, which puts every cached read out of reach at once, on every replica. */
-  generation: SharedGeneration;
-  /** Lists also kept in this replica's memory (`cachedList`), all of one generation: `listsGeneration`. */
-  lists: LocalCache<object[]>;
-  listsGeneration: string;
-}
-
-export interface ConfigMethods {
-  /** The toolbox of one HTTP operation: the caller from the gateway and its scope. */
-  use(ctx: Context<unknown, Partial<RequestMeta>>): ConfigContext;
-  /** The toolbox of an internal action or event: unscoped. */
-  system(ctx: Context): ConfigContext;
-  toolbox(ctx: Context, user: Principal): ConfigContext;
-  invalidate(): Promise<void>;
-}
-
-/** `this` in the config service's handlers. */
-export type ConfigThis = Service<ServiceSettingSchema> & ConfigMethods & ConfigLocals;
-/** The actions of one resource module, spread into the service's `actions`. */
-export type ConfigActions = Record<string, ActionSchema<ConfigThis>>;
 
 /** Cached reads live this long at most; every write makes them unreachable at once anyway. */
 const CACHE_TTL_S = 300;

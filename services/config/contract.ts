@@ -4,15 +4,59 @@
  * caller's scope; the `config.<entity>.created|updated|deleted` events; a typed client, and the
  * helpers its consumers share (a monitor map, scope-checked lookups, retention cutoffs).
  */
-import type { Context } from "moleculer";
 import { inScope, scopeOf, type Principal } from "../../lib/access";
-import { eventSender, serviceClient, type Caller } from "../../lib/contract";
+import { callApart, eventSender, serviceClient, type Caller } from "../../lib/contract";
 import { isId } from "../../lib/ids";
-import type { AssetFilter } from "./assets";
-import type { MonitorFilter } from "./monitors";
-import type { AssetAttributes, MonitorTag, Thresholds } from "./rules";
+import type { Page } from "../../lib/paging";
 
-export type { AssetAttributes, AssetFilter, MonitorFilter, MonitorTag, Thresholds };
+// ---------------------------------------------------------------- shared shapes
+
+/** The attributes the spec names (Asset.attributes); all optional, each of its type. */
+export interface AssetAttributes {
+  machine_type?: string;
+  /** RPM */
+  rotating_speed?: number;
+  manufacturer?: string;
+  machine_model?: string;
+  serial_no?: string;
+  phases?: string;
+  /** kW */
+  kw?: number;
+  /** Hz */
+  frequency?: number;
+  /** V */
+  volts?: number;
+  /** A */
+  amp?: number;
+}
+
+export interface Thresholds {
+  caution?: string;
+  operational?: string;
+  warning?: string;
+}
+
+export interface MonitorTag {
+  tag_id: string;
+  tag_name: string;
+  tag_desc: string;
+  tag_unit: string;
+  thresholds: Thresholds;
+}
+
+export interface AssetFilter extends Page {
+  function_id?: string;
+  asset_category?: string;
+  is_critical?: string;
+}
+
+export interface MonitorFilter extends Page {
+  asset_id?: string;
+  function_id?: string;
+  pipeline_id?: string;
+  is_registered?: string;
+  data_type?: string;
+}
 
 // ---------------------------------------------------------------- actions
 
@@ -250,9 +294,7 @@ function callForList<K extends "monitors.list" | "assets.list">(
   action: K,
   params: ConfigContract[K]["params"],
 ): Promise<ConfigContract[K]["reply"]> {
-  const ctx = caller as Partial<Context>;
-  if (ctx.broker && ctx.meta) return configClient.call(ctx.broker, action, params, { parentCtx: ctx as Context });
-  return configClient.call(caller, action, params);
+  return callApart(configClient, caller, action, params);
 }
 
 /** Ids of the monitors config lists under a filter (op 21's action, in the caller's scope). */

@@ -1,7 +1,7 @@
 /** The function operations: create, delete, update (rename), fetch, list. */
 import type { Context } from "moleculer";
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
 import * as functions from "./functions";
 import { MSG } from "./messages";
 import { hidden, ID_FIELDS } from "./openapi";

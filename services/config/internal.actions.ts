@@ -6,7 +6,7 @@
 import type { Context } from "moleculer";
 import type { ParamsOf, ReplyOf } from "../../lib/contract";
 import * as assets from "./assets";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
 import type { ConfigContract } from "./contract";
 import * as functions from "./functions";
 import * as monitors from "./monitors";

@@ -2,7 +2,8 @@
 import type { Context } from "moleculer";
 import type { FieldDoc } from "../../lib/operations";
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
+import type { MonitorFilter } from "./contract";
 import { MSG } from "./messages";
 import * as monitors from "./monitors";
 import { ID_FIELDS } from "./openapi";
@@ -190,7 +191,7 @@ export const monitorActions: ConfigActions = {
       ...page,
       $$messages: list,
     },
-    handler(ctx: Context<monitors.MonitorFilter>) {
+    handler(ctx: Context<MonitorFilter>) {
       return monitors.listMonitors(this.use(ctx), ctx.params);
     },
   },

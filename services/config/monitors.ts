@@ -8,9 +8,9 @@ import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { findAsset } from "./assets";
-import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import { isForeignKeyViolation, paged, type ConfigContext } from "./context";
 import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "../pipelines/contract";
-import type { MonitorEvent, MonitorListItem, ResolvedMonitor } from "./contract";
+import type { MonitorEvent, MonitorFilter, MonitorListItem, MonitorTag, ResolvedMonitor } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
 import * as repo from "./repo";
@@ -21,7 +21,6 @@ import {
   parseDataType,
   parseYesNo,
   scopeKey,
-  type MonitorTag,
   type TagInput,
 } from "./rules";
 
@@ -42,14 +41,6 @@ export interface MonitorUpdate {
   tags: TagInput[];
   specs: Record<string, unknown>;
   attributes: Record<string, unknown>;
-}
-
-export interface MonitorFilter extends Page {
-  asset_id?: string;
-  function_id?: string;
-  pipeline_id?: string;
-  is_registered?: string;
-  data_type?: string;
 }
 
 const NOTHING = "00000000-0000-0000-0000-000000000000";

@@ -1,7 +1,7 @@
 /** The plant operations: create, delete, update (rename), fetch, list. */
 import type { Context } from "moleculer";
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
 import { MSG } from "./messages";
 import { hidden, ID_FIELDS } from "./openapi";
 import { id, list, name, page, readBack } from "./params";

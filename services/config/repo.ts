@@ -8,7 +8,8 @@
  */
 import type { DataSource, EntityManager } from "typeorm";
 import type { ResolvedFunction } from "./contract";
-import { scopeSql, yesNo, type AssetAttributes, type MonitorTag } from "./rules";
+import type { AssetAttributes, MonitorTag } from "./contract";
+import { scopeSql, yesNo } from "./rules";
 
 type Db = DataSource | EntityManager;
 

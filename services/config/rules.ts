@@ -4,6 +4,7 @@
  */
 import type { Scope } from "../../lib/access";
 import { isId, newId } from "../../lib/ids";
+import type { MonitorTag } from "./contract";
 import { MSG } from "./messages";
 
 /** A uuid no row has: a caller whose scope names a malformed id sees nothing rather than an SQL error. */
@@ -85,39 +86,6 @@ export function isCoordinate(value: string, limit: number): boolean {
   if (value === "") return true;
   if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(value.trim())) return false;
   return Math.abs(Number(value)) <= limit;
-}
-
-/** The attributes the spec names (Asset.attributes); all optional, each of its type. */
-export interface AssetAttributes {
-  machine_type?: string;
-  /** RPM */
-  rotating_speed?: number;
-  manufacturer?: string;
-  machine_model?: string;
-  serial_no?: string;
-  phases?: string;
-  /** kW */
-  kw?: number;
-  /** Hz */
-  frequency?: number;
-  /** V */
-  volts?: number;
-  /** A */
-  amp?: number;
-}
-
-export interface Thresholds {
-  caution?: string;
-  operational?: string;
-  warning?: string;
-}
-
-export interface MonitorTag {
-  tag_id: string;
-  tag_name: string;
-  tag_desc: string;
-  tag_unit: string;
-  thresholds: Thresholds;
 }
 
 export type TagInput = Partial<MonitorTag> & { tag_name: string };

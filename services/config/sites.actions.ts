@@ -1,7 +1,7 @@
 /** The site operations: create, delete, update, fetch, list. */
 import type { Context } from "moleculer";
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { ConfigActions } from "./config.service";
+import type { ConfigActions } from "./config.types";
 import { MSG } from "./messages";
 import { ID_FIELDS } from "./openapi";
 import { id, list, name, optText, page, text } from "./params";

@@ -4,8 +4,8 @@
  * the rollups, so a year of minute data answers about as fast as a day. Names, tags and the
  * site's time zone come from config's actions.
  */
-import type { ActionSchema, Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { DataSource } from "typeorm";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { EmsLocals, EmsMethods, EmsThis } from "./ems.types";
 import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type JobCaller, type PeriodicJobs } from "../../mixins/periodic.mixin";
@@ -22,21 +22,6 @@ import { EMS_SCHEMAS } from "./openapi";
 import * as repo from "./repo";
 import { quarterOf, type Reading } from "./rollup";
 import { zoneOf, type Range } from "./time";
-
-interface EmsLocals {
-  db: DataSource;
-}
-
-interface EmsMethods {
-  storeReadings(caller: Caller, readings: Reading[]): Promise<number>;
-  groupMetrics(monitors: ResolvedMonitor[], range: Range): Promise<ReturnType<typeof energyMetrics>>;
-}
-
-/** `this` in ems's handlers, events and methods. */
-export type EmsThis = Service<ServiceSettingSchema> & EmsLocals & EmsMethods;
-
-/** A group of the service's actions, spread into its schema's `actions`. */
-export type EmsActions = Record<string, ActionSchema<EmsThis>>;
 
 /**
  * The durable group "ems" on the readings stream. A redelivered batch is a no-op (readings are

@@ -1,7 +1,7 @@
 /** ems's internal action: the readings stream's batch, called directly by tests and tools. */
 import type { Context } from "moleculer";
 import { MAX_TEXT } from "../../lib/validation";
-import type { EmsActions } from "./ems.service";
+import type { EmsActions } from "./ems.types";
 import type { Reading } from "./rollup";
 
 export const ingestActions: EmsActions = {

@@ -10,7 +10,7 @@ import { DomainError } from "../../lib/errors";
 import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import { listMonitorIds, resolveMonitors, visibleAsset, visibleFunction, visibleMonitor } from "../config/contract";
-import type { EmsActions } from "./ems.service";
+import type { EmsActions } from "./ems.types";
 import { hasData, roleTags, seriesOf, toTrendValue, TREND_METRICS } from "./figures";
 import { MSG } from "./messages";
 import { isEnergyMonitor } from "./metrics";

@@ -1,14 +1,41 @@
 /**
- * The notifier's contract: an email to send (auth's OTPs and generated passwords), an opened
- * alert to tell (alerting's `alerts` stream message, also taken by action), and the operators'
- * list and retry. Each answers as soon as the notification is recorded; delivery goes on behind.
+ * The notifier's contract: an email to send (auth's OTPs and generated passwords) and the
+ * operators' list and retry. (Opened alerts come on alerting's `alerts` stream, whose message
+ * alerting's contract declares; `notifier.alerts.notify` takes the same message, for tools and tests.) Each answers as soon as the notification is recorded; delivery goes on behind.
  */
 import { serviceClient } from "../../lib/contract";
-import type { AlertOpened } from "../alerting/contract";
-import type { ListedStatus, Medium, SendResult } from "./delivery";
-import type { NotificationView } from "./notifications.repo";
 
-export type { NotificationView, SendResult };
+export const MEDIA = ["email", "sms", "whatsapp"] as const;
+export type Medium = (typeof MEDIA)[number];
+export type NotificationStatus = "queued" | "sent" | "failed" | "skipped";
+
+/** The statuses an operator's list shows: a queued notification that a replica has claimed is `sending`. */
+export const LISTED_STATUSES = ["queued", "sending", "sent", "failed", "skipped"] as const;
+export type ListedStatus = (typeof LISTED_STATUSES)[number];
+
+/** What `notifier.*.send` answers. */
+export interface SendResult {
+  notification_id: string;
+  status: NotificationStatus;
+}
+
+/** A notification as an operator sees it: a sensitive body never leaves the database. Times in ms. */
+export interface NotificationView {
+  notification_id: string;
+  medium: Medium;
+  recipient: string;
+  subject: string | null;
+  body: string;
+  sensitive: boolean;
+  status: ListedStatus;
+  attempts: number;
+  last_error: string | null;
+  /** The alert that asked for it (`notifier.alerts.notify`), or null. */
+  alert_id: string | null;
+  created_at: number;
+  sent_at: number | null;
+  next_attempt_at: number | null;
+}
 
 /** Params of `notifier.email.send`. */
 export interface EmailSendParams {
@@ -43,8 +70,6 @@ export interface RetryResult {
 
 export interface NotifierContract {
   "email.send": { params: EmailSendParams; reply: SendResult };
-  /** One notification per user and medium the alert names, each once however often the alert comes. */
-  "alerts.notify": { params: AlertOpened; reply: SendResult[] };
   "notifications.list": { params: NotificationsListParams; reply: NotificationView[] };
   "notifications.retry": { params: NotificationsRetryParams; reply: RetryResult };
 }

@@ -3,13 +3,9 @@
  * A channel (email now; SMS and WhatsApp later) sends one message and throws a DeliveryError
  * that says whether trying again could help.
  */
-export const MEDIA = ["email", "sms", "whatsapp"] as const;
-export type Medium = (typeof MEDIA)[number];
-export type NotificationStatus = "queued" | "sent" | "failed" | "skipped";
+import { LISTED_STATUSES, MEDIA, type ListedStatus, type Medium, type NotificationStatus, type SendResult } from "./contract";
 
-/** The statuses an operator's list shows: a queued notification that a replica has claimed is `sending`. */
-export const LISTED_STATUSES = ["queued", "sending", "sent", "failed", "skipped"] as const;
-export type ListedStatus = (typeof LISTED_STATUSES)[number];
+export { LISTED_STATUSES, MEDIA, type ListedStatus, type Medium, type NotificationStatus, type SendResult };
 
 /** A row of notifier.notifications. bigint columns arrive from pg as text. */
 export interface NotificationRow {
@@ -27,12 +23,6 @@ export interface NotificationRow {
   sent_at: string | null;
   next_attempt_at: string | null;
   claimed_until: string | null;
-}
-
-/** What `notifier.*.send` answers. */
-export interface SendResult {
-  notification_id: string;
-  status: NotificationStatus;
 }
 
 export class DeliveryError extends Error {

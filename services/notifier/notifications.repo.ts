@@ -5,6 +5,7 @@
  */
 import type { DataSource } from "typeorm";
 import { newId } from "../../lib/ids";
+import type { NotificationView } from "./contract";
 import { REDACTED, type AfterAttempt, type ListedStatus, type Medium, type NotificationRow, type RetryState } from "./delivery";
 
 export const CLAIM_LEASE_MS = 120_000;
@@ -76,23 +77,7 @@ export async function recordAttempt(db: DataSource, row: NotificationRow, attemp
   });
 }
 
-/** A notification as an operator sees it: a sensitive body never leaves the database. Times in ms. */
-export interface NotificationView {
-  notification_id: string;
-  medium: Medium;
-  recipient: string;
-  subject: string | null;
-  body: string;
-  sensitive: boolean;
-  status: ListedStatus;
-  attempts: number;
-  last_error: string | null;
-  /** The alert that asked for it (`notifier.alerts.notify`), or null. */
-  alert_id: string | null;
-  created_at: number;
-  sent_at: number | null;
-  next_attempt_at: number | null;
-}
+export type { NotificationView };
 
 export interface NotificationFilter {
   status?: ListedStatus;

@@ -3,7 +3,7 @@
  * per-process caches of the ingest path, and the request's Moleculer context (for calls to
  * config and events). The service builds it; the operation modules stay free of the schema.
  */
-import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
+import type { ActionSchema, Context, Service, ServiceBroker, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { AuditStreams } from "../../lib/audit";
 import type { LocalCache } from "../../lib/cache";
@@ -34,6 +34,8 @@ export interface PipelinesEnv {
   logger: { info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
   /** The key pipeline secrets are sealed with (lib/secrets.ts). */
   secretsKey: Buffer;
+  /** For the domain counters (lib/metrics.ts). */
+  broker: ServiceBroker;
 }
 
 export type Ctx<P = unknown> = Context<P, RequestMeta>;

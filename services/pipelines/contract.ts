@@ -4,7 +4,10 @@
  * durable streams it publishes (`readings`, `waveforms`; alerting, cm and ems read them).
  */
 import { eventSender, serviceClient } from "../../lib/contract";
-import type { PipelineStatus } from "./rules";
+
+/** What a pipeline is doing: stopped when created; starting/stopping while an action is queued, then running/stopped, or error. */
+export const PIPELINE_STATUSES = ["stopped", "starting", "running", "stopping", "error"] as const;
+export type PipelineStatus = (typeof PIPELINE_STATUSES)[number];
 
 // ---------------------------------------------------------------- actions
 

@@ -1,5 +1,5 @@
 /**
- * Idempotent ingestion (EXTENSIONS.md §6): a gateway's `Idempotency-Key` header makes a retried
+ * Idempotent ingestion (docs/api-tour.md#retries-the-idempotency-key-header): a gateway's `Idempotency-Key` header makes a retried
  * readings or waveform request answer what the first answered, and store nothing again.
  *
  * The key is claimed in the transaction that stores what the request brings, with the answer the
@@ -77,10 +77,16 @@ export async function claimKey(tx: EntityManager, pipeline_id: string, request: 
   return { answer: JSON.parse(recorded.answer) as unknown };
 }
 
-/** The first answer, said to be given again. */
-export function replayed(ctx: Ctx, replay: Replay): unknown {
-  ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, [REPLAYED_HEADER]: "true" };
-  return replay.answer;
+/**
+ * What an ingestion answers: the answer of this request, or (`replayed`) what the first request
+ * with its key answered, stored once then. Each front door says so in its own way.
+ */
+export type Ingested<A> = { answer: A; replayed: false } | { answer: unknown; replayed: true };
+
+/** An ingestion's answer over HTTP or the bus: a replayed one carries the Idempotent-Replayed header. */
+export function answered<A>(ctx: Ctx, outcome: Ingested<A>): unknown {
+  if (outcome.replayed) ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, [REPLAYED_HEADER]: "true" };
+  return outcome.answer;
 }
 
 /** The periodic purge: keys older than KEY_KEPT_MS (a lookup ignores them already). */

@@ -8,12 +8,12 @@ import { EPOCH_MS } from "../../lib/validation";
 import type { Ctx, PipelinesActions } from "./context";
 import * as ingest from "./ingest";
 import { MSG } from "./messages";
-import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "./idempotency";
+import { answered, IDEMPOTENCY_HEADER, keyedRequest, REPLAYED_HEADER } from "./idempotency";
 import { EXAMPLE, INGEST_ID } from "./openapi";
 import { COMPONENTS, MAX_READINGS, MAX_SAMPLES, type Component } from "./rules";
 import { idParams, text } from "./schemas";
 
-/** The header both sending routes take (EXTENSIONS.md §6), documented where the routes are. */
+/** The header both sending routes take (docs/api-tour.md#retries-the-idempotency-key-header), documented where the routes are. */
 const IDEMPOTENCY_KEY_DOC: FieldDoc = {
   in: "header",
   type: "string",
@@ -61,8 +61,12 @@ export const ingestActions: PipelinesActions = {
       // Its size is checked in the handler, so that a value that is no list says so (Invalid input: readings).
       readings: { type: "array" },
     },
-    handler(ctx: Ctx<ingest.ReadingsInput>) {
-      return ingest.ingestReadings(this.env, ctx);
+    async handler(ctx: Ctx<ingest.ReadingsInput>) {
+      // In this order: a batch too large, then a malformed key (400), before the ingest key (401).
+      ingest.checkBatchSize(ctx.params.readings);
+      const keyed = keyedRequest(ctx, "readings");
+      const pipeline = await ingest.authenticate(this.env, ctx);
+      return answered(ctx, await ingest.ingestReadings(this.env, ctx, pipeline, ctx.params.readings, keyed));
     },
   },
 
@@ -100,8 +104,10 @@ export const ingestActions: PipelinesActions = {
       sample_rate_hz: { type: "number", positive: true, max: 10_000_000 },
       samples: { type: "array", min: 1, max: MAX_SAMPLES, items: { type: "number", finite: true } },
     },
-    handler(ctx: Ctx<ingest.WaveformInput>) {
-      return ingest.ingestWaveform(this.env, ctx);
+    async handler(ctx: Ctx<ingest.WaveformInput>) {
+      const keyed = keyedRequest(ctx, "waveforms");
+      const pipeline = await ingest.authenticate(this.env, ctx);
+      return answered(ctx, await ingest.ingestWaveform(this.env, ctx, pipeline, ctx.params, keyed));
     },
   },
 

@@ -11,13 +11,14 @@ import { openSettings } from "../../lib/secrets";
 import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
 import { config } from "../../lib/config";
 import { isId, newId } from "../../lib/ids";
+import type { Caller } from "../../lib/contract";
 import { countDomain } from "../../lib/metrics";
 import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/contract";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
-import { claimKey, keyedRequest, replayed, type KeyedRequest, type Replay } from "./idempotency";
+import { claimKey, type Ingested, type KeyedRequest, type Replay } from "./idempotency";
 import { MSG } from "./messages";
 import * as repo from "./repo";
-import { actionView, checkReadings, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type Component } from "./rules";
+import { actionView, checkReadings, type Rejection, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type Component } from "./rules";
 import { STREAMS, type Reading, type ReadingBatch, type WaveformMessage } from "./contract";
 import { DAY_MS, daysOf, isNoPartition } from "./storage";
 
@@ -49,20 +50,23 @@ export async function authenticate(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: st
   return pipeline;
 }
 
+const fresh = <A>(answer: A): Ingested<A> => ({ answer, replayed: false });
+const again = (replay: Replay): Ingested<never> => ({ answer: replay.answer, replayed: true });
+
 /** Which tags of which monitors this pipeline may send (cached briefly; cleared when the pipeline changes). */
-async function mappingFor(env: PipelinesEnv, ctx: Ctx, pipeline_id: string): Promise<Map<string, Set<string>>> {
+async function mappingFor(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<Map<string, Set<string>>> {
   return env.mappings.getOrLoad(pipeline_id, async () => {
     const row = await repo.findPipeline(env.db, pipeline_id);
     if (!row) return new Map();
-    const monitors = await resolveMonitors(ctx, [...(await repo.registeredMonitors(env.db, pipeline_id))]);
+    const monitors = await resolveMonitors(caller, [...(await repo.registeredMonitors(env.db, pipeline_id))]);
     return mappingOf(row.tags, row.registration, [...monitors.values()]);
   });
 }
 
-async function retentionDays(env: PipelinesEnv, ctx: Ctx, site_id: string): Promise<number> {
+async function retentionDays(env: PipelinesEnv, caller: Caller, site_id: string): Promise<number> {
   return env.retention.getOrLoad(site_id, async () => {
     try {
-      return (await resolveSite(ctx, site_id))?.retention_period ?? DEFAULT_RETENTION_DAYS;
+      return (await resolveSite(caller, site_id))?.retention_period ?? DEFAULT_RETENTION_DAYS;
     } catch {
       return DEFAULT_RETENTION_DAYS;
     }
@@ -74,24 +78,47 @@ export interface ReadingsInput {
   readings: unknown[];
 }
 
-export async function ingestReadings(env: PipelinesEnv, ctx: Ctx<ReadingsInput>) {
-  if (ctx.params.readings.length > MAX_READINGS) throw badRequest(MSG.tooManyReadings);
-  const keyed = keyedRequest(ctx, "readings");
-  const pipeline = await authenticate(env, ctx);
-  const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
+/** What a readings request answers: how many readings were kept, and each rejected one with its reason. */
+export interface IngestAnswer {
+  accepted: number;
+  rejected: Rejection[];
+}
+
+/** 400 for a batch past MAX_READINGS. A front door may check it before it authenticates, as HTTP does. */
+export function checkBatchSize(readings: unknown[]): void {
+  if (readings.length > MAX_READINGS) throw badRequest(MSG.tooManyReadings);
+}
+
+/**
+ * The ingestion of readings, whichever way they came in (HTTP /_ingest, MQTT, a collector): the
+ * pipeline already known by its ingest key, the readings as sent, and the request's idempotency
+ * key with its body's fingerprint (idempotency.ts, keyedRequest). Each reading is kept or
+ * rejected with its reason; the kept ones, the pipeline's counters, their stream messages and
+ * the key are one transaction. `caller` asks config for the mapping's monitors and the site's
+ * retention.
+ */
+export async function ingestReadings(
+  env: PipelinesEnv,
+  caller: Caller,
+  pipeline: KeyedPipeline,
+  readings: unknown[],
+  keyed?: KeyedRequest,
+): Promise<Ingested<IngestAnswer>> {
+  checkBatchSize(readings);
+  const mapping = await mappingFor(env, caller, pipeline.pipeline_id);
   const now = Date.now();
-  const days = await retentionDays(env, ctx, pipeline.site_id);
-  const { accepted, rejected } = checkReadings(ctx.params.readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
-  const answer = { accepted: accepted.length, rejected };
+  const days = await retentionDays(env, caller, pipeline.site_id);
+  const { accepted, rejected } = checkReadings(readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
+  const answer: IngestAnswer = { accepted: accepted.length, rejected };
   // With a key, even a batch with nothing to keep records its answer: a repeat answers it as it was.
   if (accepted.length > 0 || keyed) {
     const replay = await storeBatch(env, pipeline, accepted, keyed && { request: keyed, answer });
-    if (replay) return replayed(ctx, replay);
+    if (replay) return again(replay);
   }
   // Counted once the batch is durable: a write that failed is answered 500 and sent again whole.
-  countDomain(ctx.broker, "readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
-  countDomain(ctx.broker, "readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
-  return answer;
+  countDomain(env.broker, "readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
+  countDomain(env.broker, "readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
+  return fresh(answer);
 }
 
 /** A keyed request as a store sees it: the key to claim, and the answer to record with it. */
@@ -156,14 +183,23 @@ export interface WaveformInput {
   samples: number[];
 }
 
-export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>) {
-  const keyed = keyedRequest(ctx, "waveforms");
-  const pipeline = await authenticate(env, ctx);
-  const p = ctx.params;
+/**
+ * The ingestion of a vibration capture, whichever way it came in: the pipeline known by its
+ * ingest key, the capture (its `pipeline_id` is the pipeline's), and the request's idempotency
+ * key with its body's fingerprint. The capture, its stream message, the counters and the key are
+ * one transaction.
+ */
+export async function ingestWaveform(
+  env: PipelinesEnv,
+  caller: Caller,
+  pipeline: KeyedPipeline,
+  p: Omit<WaveformInput, "pipeline_id">,
+  keyed?: KeyedRequest,
+): Promise<Ingested<{ id: string }>> {
   if (!isId(p.monitor_id)) throw badRequest(MSG.invalidInput("monitor_id"), "monitor_id");
   // The bound readings have: a capture from a clock far ahead would stand as the latest for good.
   if (p.ts > Date.now() + FUTURE_SLACK_MS) throw badRequest(MSG.waveformInFuture);
-  const mapping = await mappingFor(env, ctx, pipeline.pipeline_id);
+  const mapping = await mappingFor(env, caller, pipeline.pipeline_id);
   const monitor_id = p.monitor_id.toLowerCase();
   if (!mapping.has(monitor_id)) throw badRequest(MSG.monitorNotMapped);
   const message: WaveformMessage = {
@@ -187,9 +223,9 @@ export async function ingestWaveform(env: PipelinesEnv, ctx: Ctx<WaveformInput>)
     await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
     return undefined;
   });
-  if (replay) return replayed(ctx, replay);
+  if (replay) return again(replay);
   env.streams.flush();
-  return answer;
+  return fresh(answer);
 }
 
 export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {

@@ -128,6 +128,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       retention: new LocalCache({ ttlMs: 60000 }),
       logger: this.logger,
       secretsKey: secretsKey(config()),
+      broker: this.broker,
     };
     await makePartitionsAhead(this.env);
   },

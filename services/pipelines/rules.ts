@@ -7,11 +7,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { isId } from "../../lib/ids";
 import { maskSettings } from "../../lib/secrets";
 import type { ResolvedMonitor } from "../config/contract";
-import type { Reading } from "./contract";
+import { PIPELINE_STATUSES, type PipelineStatus, type Reading } from "./contract";
 import { MSG } from "./messages";
 
-export const PIPELINE_STATUSES = ["stopped", "starting", "running", "stopping", "error"] as const;
-export type PipelineStatus = (typeof PIPELINE_STATUSES)[number];
+export { PIPELINE_STATUSES, type PipelineStatus };
 export type ActionName = "start" | "stop";
 export type ActionStatus = "in_progress" | "completed" | "failed";
 export const COMPONENTS = ["log_parser", "producer", "gateway", "stasher"] as const;
@@ -296,7 +295,7 @@ export function fetchView(p: PipelineRow, latestFirmware: string) {
     total_event_count: Number(p.total_events),
     firmware_update: p.firmware_update,
     data_directory: p.data_directory,
-    // Secrets are never answered (EXTENSIONS §8).
+    // Secrets are never answered (docs/security.md#pipeline-secrets-encrypted-at-rest).
     settings: maskSettings(p.settings),
     tags: p.tags,
     registration: p.registration,

@@ -12,7 +12,7 @@ import { JetStreamAdapter, Outbox, type DeadLetter, type OutgoingMessage, type S
 import { migrateSchema } from "../../mixins/db.mixin";
 import { startWalk, walkRow, type AuditRow } from "../../services/config/audit";
 import { AUDIT_STREAM_CONSUMER, AuditAppender } from "../../services/config/audit.actions";
-import type { ConfigThis } from "../../services/config/config.service";
+import type { ConfigThis } from "../../services/config/config.types";
 import { migrations } from "../../services/config/migrations";
 import { NATS_URL } from "../helpers/cluster";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
