@@ -493,7 +493,8 @@ describe("the run time limit", () => {
     const put = await limited.http("PUT", `/_notebooks/notebooks/${c.notebook_id}/_content`, {
       ...as(ana),
       // A heartbeat the kernel writes every 100 ms for as long as it lives.
-      body: { cells: [{ cell_type: "code", source: "import time\nwhile True:\n    open('heartbeat', 'w').write(str(time.time()))\n    time.sleep(0.1)" }] },
+      // Written whole (a temp file renamed), so the kill never leaves it empty.
+      body: { cells: [{ cell_type: "code", source: "import os, time\nwhile True:\n    open('heartbeat.tmp', 'w').write(str(time.time()))\n    os.replace('heartbeat.tmp', 'heartbeat')\n    time.sleep(0.1)" }] },
     });
     expect(put.status).toBe(200);
     const started = Date.now();

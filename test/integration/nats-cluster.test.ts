@@ -404,7 +404,8 @@ describe("a consumer starting while JetStream has lost its quorum", () => {
       await nats.restart(2);
       await nats.ready();
       const sub = await subscribing;
-      await pollUntil(async () => (await producer.publish("orders", [{ id: "b", payload: "{}" }]).then(() => true)), 15_000, "message b stored");
+      // The stream's leader is elected again after the quorum returns: up to SETUP_PATIENCE_MS on a loaded 2-core machine.
+      await pollUntil(async () => (await producer.publish("orders", [{ id: "b", payload: "{}" }]).then(() => true)), 30_000, "message b stored");
       await pollUntil(async () => got.length === 2, 15_000, "both messages");
       await sub.close();
       expect(got).toEqual(["a", "b"]);
@@ -414,5 +415,5 @@ describe("a consumer starting while JetStream has lost its quorum", () => {
       await producer.destroy(["orders"]).catch(() => undefined);
       await Promise.all([producer.stop(), consumer.stop().catch(() => undefined)]);
     }
-  });
+  }, 120_000);
 });

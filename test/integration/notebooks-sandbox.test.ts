@@ -134,7 +134,8 @@ describe("a notebook run's sandbox", () => {
   }, 150_000);
 
   it("leaves no process behind: a child in a session of its own is gone after the run", async () => {
-    const child = "import time\\nwhile True:\\n    open('child-beat', 'w').write(str(time.time()))\\n    time.sleep(0.1)";
+    // Written whole (a temp file renamed), so the kill never leaves it empty.
+    const child = "import os, time\\nwhile True:\\n    open('child-beat.tmp', 'w').write(str(time.time()))\\n    os.replace('child-beat.tmp', 'child-beat')\\n    time.sleep(0.1)";
     const cell = ["import subprocess, sys, time", `subprocess.Popen([sys.executable, '-c', "${child}"], start_new_session=True)`, "time.sleep(1)", "print('{}')"].join("\n");
     const { nb } = await runCells(ana, [cell]);
     expect(nb.attributes.last_run_status).toBe("succeeded");
@@ -326,7 +327,7 @@ describe("the pod sandbox (NOTEBOOK_SANDBOX=pod, Kubernetes: the pod's NetworkPo
     await pod.http("POST", "/_notebooks/notebooks");
     const created = await pod.http<{ notebook_id: string }>("POST", "/_notebooks/notebooks", as(eve));
     const id = created.body.notebook_id;
-    const child = "import time\\nwhile True:\\n    open('pod-beat', 'w').write(str(time.time()))\\n    time.sleep(0.1)";
+    const child = "import os, time\\nwhile True:\\n    open('pod-beat.tmp', 'w').write(str(time.time()))\\n    os.replace('pod-beat.tmp', 'pod-beat')\\n    time.sleep(0.1)";
     const cell = [
       "import json, os, subprocess, sys, time",
       `subprocess.Popen([sys.executable, '-c', "${child}"], start_new_session=True)`,
