@@ -15,7 +15,7 @@ export interface AuthLocals {
   cache: SharedCache;
   /** The stream mixin's client: audit entries are staged through auth's outbox, in the change's transaction. */
   streams: StreamClient<AuditStreams>;
-  /** OTP requests per email (EXTENSIONS §4), counted where the gateway counts sign-ins: Redis in a cluster. */
+  /** OTP requests per email (docs/security.md), counted where the gateway counts sign-ins: Redis in a cluster. */
   otpLimit: RequestLimit;
   throttleStore: ThrottleStore;
 }

@@ -1,5 +1,5 @@
 /**
- * The account owner's notice of a sign-in lock (EXTENSIONS.md §4): the gateway's throttle
+ * The account owner's notice of a sign-in lock (docs/security.md): the gateway's throttle
  * decides the lock and asks once per window; auth, which owns users and their emails, sends it
  * through the notifier, only to a user that exists (a stranger's guessed names get no mail).
  */

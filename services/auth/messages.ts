@@ -1,5 +1,5 @@
 /**
- * The auth service's texts. Errors are the spec's, word for word (interface-spec.md, Errors:
+ * The auth service's texts. Errors are the spec's, word for word (the interface's text, Errors:
  * the user and password-reset rows); success texts the spec leaves to us are marked "ours".
  */
 import { WEAK_PASSWORD } from "./passwords";
@@ -51,7 +51,7 @@ export const MSG = {
   requestNewOtp: "Please request a new one OTP",
   passwordUpdateFailed: "Failed to update password",
 
-  // API tokens (EXTENSIONS §4; ours, in the words of the other new routes)
+  // API tokens (docs/security.md; ours, in the words of the other new routes)
   tokenRevoked: "Token revoked",
   invalidInput: (field: string) => `Invalid input: ${field}`,
   /** A `read` token's change, and a token issuing tokens (it could outlive its own expiry). */

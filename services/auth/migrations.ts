@@ -40,9 +40,9 @@ export const migrations = [
      )`,
     `CREATE INDEX tokens_username ON tokens (username, created_at)`,
   ]),
-  // Issue 17, the audit trail: the outbox auth stages its audit entries in (lib/audit.ts).
+  // the audit trail: the outbox auth stages its audit entries in (lib/audit.ts).
   sqlMigration("AuthAuditOutbox1767000000300", [...OUTBOX_SQL, ...OUTBOX_KEY_SQL]),
-  // Issue 25: who issued a token (an admin may issue one for another user): its actions are audited `via_token_of` them.
+  // who issued a token (an admin may issue one for another user): its actions are audited `via_token_of` them.
   sqlMigration("AuthTokenIssuer1767250000000", [`ALTER TABLE tokens ADD COLUMN issued_by text NULL`]),
   // Notebook runs read the API with a read token of their owner, made for the run (run-tokens.actions.ts); the list leaves them out.
   sqlMigration("AuthRunTokens1768000000100", [`ALTER TABLE tokens ADD COLUMN purpose text NULL`]),

@@ -76,7 +76,7 @@ export const passwordActions: AuthActions = {
     params: { email: text },
     async handler(ctx: Context<{ email: string }>) {
       const username = ctx.params.email.toLowerCase();
-      // At most 3 codes per email per 15 minutes (EXTENSIONS §4), counted before anything is looked up or sent.
+      // At most 3 codes per email per 15 minutes (docs/security.md), counted before anything is looked up or sent.
       const verdict = await this.otpLimit.take(username).catch((err: unknown) => {
         this.logger.warn(`OTP request limit not applied: its store failed (${String(err)})`);
         return { allowed: true } as const;
@@ -174,7 +174,7 @@ export const passwordActions: AuthActions = {
         outcome = await tryOtp(this.db, username, ctx.params.otp, async (tx) => {
           await repo.setPasswordHash(tx, username, passwordHash);
           await repo.deleteOtp(tx, username);
-          // Whoever knew the old password may have issued tokens with it: a reset revokes them all (EXTENSIONS §8).
+          // Whoever knew the old password may have issued tokens with it: a reset revokes them all (docs/security.md).
           const revoked = await repo.deleteTokensOf(tx, username);
           const changes = { password: [REDACTED, REDACTED] as [unknown, unknown], ...(revoked > 0 ? { revoked_tokens: [revoked, 0] as [unknown, unknown] } : {}) };
           await stageAudit(this.streams, tx, ctx, resetChange("password_reset", user, changes));

@@ -53,7 +53,7 @@ export interface UserChange extends Place {
   password_hash: string | null;
 }
 
-/** A new password (not null) revokes the user's API tokens in the same statement, as a reset does (EXTENSIONS §8). */
+/** A new password (not null) revokes the user's API tokens in the same statement, as a reset does (docs/security.md). */
 export async function updateUser(db: Db, username: string, c: UserChange): Promise<void> {
   await db.query(
     `WITH revoked AS (DELETE FROM tokens WHERE username = $1 AND $8::text IS NOT NULL)

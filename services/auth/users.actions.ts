@@ -148,7 +148,7 @@ export const usersActions: AuthActions = {
       const caller = ctx.meta.user;
       const p = ctx.params;
       // A user made by an integration's token holds a credential that outlives the token's expiry and revocation: a password
-      // the token's holder chose, or the generated one emailed to a username the holder may control (EXTENSIONS §8). The
+      // the token's holder chose, or the generated one emailed to a username the holder may control (docs/security.md). The
       // gateway refuses a Bearer request already (refusesTokens); a call from another service carrying the meta is refused alike.
       if (ctx.meta.token) throw new DomainError(403, MSG.unauthorizedOperation);
       const refusal = typeRefusal("create", caller.user_type, p.user_type);

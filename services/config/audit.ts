@@ -1,5 +1,5 @@
 /**
- * The audit log (EXTENSIONS.md §4 "Audit trail"): every service stages its entries on the `audit`
+ * The audit log (docs/security.md): every service stages its entries on the `audit`
  * stream (lib/audit.ts); this service appends them to `audit_log`, one chain for the whole
  * deployment. Each row's hash is sha256(prev_hash || canonical JSON of the entry, its id
  * included), so a row changed, removed or moved by hand breaks the chain at that row, and
@@ -195,7 +195,7 @@ export interface AuditView {
   changes: AuditChanges;
   /**
    * The admin who issued the API token the change was made with, when it is not the actor's own
-   * (EXTENSIONS §8). Present only then: every other entry keeps the shape it had.
+   * (docs/security.md). Present only then: every other entry keeps the shape it had.
    */
   via_token_of?: string;
 }

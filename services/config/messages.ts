@@ -1,5 +1,5 @@
 /**
- * The spec's texts for the config service, word for word (interface-spec.md, Endpoints and
+ * The spec's texts for the config service, word for word (the interface's text, Endpoints and
  * Errors). A text with a value in it is a function of that value.
  */
 export const MSG = {
@@ -61,7 +61,7 @@ export const MSG = {
   invalidInput: (field: string) => `Invalid input: ${field}`,
   unauthorizedOperation: "Unauthorized operation",
   invalidCredentials: "Invalid credentials",
-  /** EXTENSIONS.md, conventions of new routes: a from/to that does not parse (the audit trail). */
+  /** docs/architecture.md, Decisions: a from/to that does not parse (the audit trail). */
   invalidDateFormat: "Invalid date format",
   /** The gateway's answer to a method a path does not serve; the spec lists it for the fetches of a monitor, function, site and plant. */
   methodNotAllowed: "This method is not allowed",

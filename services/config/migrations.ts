@@ -26,7 +26,7 @@ export const migrations = [
   ]),
 
   /*
-   * Issue 3: functions, assets, monitors. Names are unique per parent, case-insensitively, by
+   * functions, assets, monitors. Names are unique per parent, case-insensitively, by
    * index (a read before the write would let two parallel creates through). Plant and site are
    * not copied down: they are joined, so a row can never disagree with its parent.
    */
@@ -71,7 +71,7 @@ export const migrations = [
   ]),
 
   /*
-   * Issue 17, the audit trail: the outbox of the audit entries of config's own changes (staged in
+   * the audit trail: the outbox of the audit entries of config's own changes (staged in
    * the change's transaction), and the log every service's entries are appended to, chained by
    * hash (audit.ts). The log is append-only: a trigger refuses UPDATE, DELETE and TRUNCATE, so
    * only someone who disables it can change a row, and `_verify` finds what they changed.
@@ -110,6 +110,6 @@ export const migrations = [
     `CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log
        FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`,
   ]),
-  // Issue 25: a change made with a token an admin issued for another user names that admin. Older rows have none, and hash as they did.
+  // a change made with a token an admin issued for another user names that admin. Older rows have none, and hash as they did.
   sqlMigration("ConfigAuditViaToken1767250000000", [`ALTER TABLE audit_log ADD COLUMN via_token_of text NULL`]),
 ];

@@ -51,7 +51,7 @@ export interface AlertContent {
 
 const defaultContent = (a: AlertOpened): AlertContent => ({ timeZone: a.timezone, publicUrl: config().publicUrl });
 
-/** The console's page of the alert, where it is acknowledged (the link format is fixed: EXTENSIONS.md §1). */
+/** The console's page of the alert, where it is acknowledged (the link format is fixed: docs/architecture.md §1). */
 export const alertLink = (publicUrl: string, alert_id: string): string => `${publicUrl}/#/alerts/${alert_id}`;
 
 /** The start as the site reads it: local time with its offset, and the zone's name. */

@@ -314,7 +314,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
       data_type: merged.data_type,
       data_source: p.data_source ?? current.data_source,
       data_source_subtype: merged.data_source_subtype,
-      // A secret sent as "***" keeps the stored one, sealed as it was (EXTENSIONS §8), unless the connection's
+      // A secret sent as "***" keeps the stored one, sealed as it was (docs/security.md), unless the connection's
       // destination or identity changes: made in save() from the row locked (settingsToUpdate).
       settings: merged.settings,
       tags: p.tags,

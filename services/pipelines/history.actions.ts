@@ -1,5 +1,5 @@
 /**
- * A tag's history at any zoom and a monitor's readings as CSV (EXTENSIONS.md §2), served by the
+ * A tag's history at any zoom and a monitor's readings as CSV (docs/api-tour.md, "Looking back"), served by the
  * raw readings' owner under the CM routes. The rules are in history.ts, the SQL in history.repo.ts.
  */
 import { Readable } from "node:stream";

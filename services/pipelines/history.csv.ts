@@ -15,7 +15,7 @@ export interface CsvTag {
 export const csvField = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 /**
- * A text cell a spreadsheet would not run as a formula (EXTENSIONS §8): one that starts with `=`,
+ * A text cell a spreadsheet would not run as a formula (docs/security.md): one that starts with `=`,
  * `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`. Only text goes through here:
  * readings are written as numbers, a negative one too.
  */

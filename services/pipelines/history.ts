@@ -1,5 +1,5 @@
 /**
- * A tag's past at any zoom (EXTENSIONS.md §2): the range and size of a history request, the
+ * A tag's past at any zoom (docs/api-tour.md, "Looking back"): the range and size of a history request, the
  * bucket size a range gets, which rollup tier reads which part of it, and how parts become
  * points. Pure; history.repo.ts runs the SQL.
  *

@@ -1,4 +1,4 @@
-/** The spec's texts for the pipelines service, word for word (interface-spec.md ops 46-57, Errors), and the ingestion API's own. */
+/** The spec's texts for the pipelines service, word for word (the interface's text ops 46-57, Errors), and the ingestion API's own. */
 export const MSG = {
   // Third-party pipelines (ops 46-49)
   pipelineDeleted: "Pipeline deleted successfully",
@@ -27,7 +27,7 @@ export const MSG = {
   invalidInput: (field: string) => `Invalid input: ${field}`,
   insufficientInputs: "Insufficient inputs",
 
-  // A tag's history and export (EXTENSIONS.md §2), with the CM operations' own texts
+  // A tag's history and export (docs/api-tour.md, "Looking back"), with the CM operations' own texts
   invalidMonitorId: "Invalid Monitor Id",
   invalidTag: "Invalid tag",
   insufficientDates: "Insufficient date inputs",
@@ -60,7 +60,7 @@ export const MSG = {
   heartbeatInFuture: "Heartbeat time is in the future",
   tooManyReadings: "Too many readings: at most 10000 a request",
 
-  // Idempotent ingestion (EXTENSIONS.md §6); a key that is not 1-255 printable characters is `Invalid input: Idempotency-Key`
+  // Idempotent ingestion (docs/api-tour.md, "Retries"); a key that is not 1-255 printable characters is `Invalid input: Idempotency-Key`
   idempotencyKeyReused: "Idempotency key reused with a different body",
   idempotencyInProgress: "Request with this Idempotency-Key is in progress",
 } as const;

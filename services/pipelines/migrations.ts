@@ -180,7 +180,7 @@ export const migrations = [
      SELECT pipeline_id, 0, total_events, latest_event, now() FROM pipelines WHERE total_events > 0 OR latest_event <> '[]'::jsonb`,
     `ALTER TABLE pipelines DROP COLUMN total_events, DROP COLUMN latest_event`,
   ]),
-  // Issue 25: secrets in settings sealed (settings.ts), and an ingest key's rotation: the key it
+  // secrets in settings sealed (settings.ts), and an ingest key's rotation: the key it
   // replaced keeps working until previous_key_until (epoch ms, INGEST_KEY_GRACE_S after the rotation).
   PipelinesSealSecrets1767250000000,
   sqlMigration("PipelinesKeyRotation1767250000100", [

@@ -1,5 +1,5 @@
 /**
- * A pipeline's settings and their secrets (EXTENSIONS §8): stored sealed (lib/secrets.ts), shown
+ * A pipeline's settings and their secrets (docs/security.md): stored sealed (lib/secrets.ts), shown
  * "***" by the fetch, opened only where the service itself needs them (a gateway reading its own
  * configuration with its ingest key; the SQL and OPC-UA collectors, through `pipelineSettings`).
  *
@@ -94,7 +94,7 @@ export async function pipelineSettings(env: PipelinesEnv, pipeline_id: string): 
 /** Seals the secrets still stored in plain text, leaving sealed ones as they are. */
 export const sealPlain = (key: Buffer, settings: Settings): Settings => mapSecretsOf(settings, (v) => (isSealed(v) ? v : seal(key, v)));
 
-/** Issue 25: the secrets of pipelines created before are sealed with SECRETS_KEY (or the key kept under DATA_DIR). */
+/** the secrets of pipelines created before are sealed with SECRETS_KEY (or the key kept under DATA_DIR). */
 export class PipelinesSealSecrets1767250000000 implements MigrationInterface {
   name = "PipelinesSealSecrets1767250000000";
 

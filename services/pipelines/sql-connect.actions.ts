@@ -1,6 +1,6 @@
 /**
  * SQL connect: what a SQL gateway could read from a customer's server. Called without
- * authentication (spec), so it is throttled per client address (EXTENSIONS §8).
+ * authentication (spec), so it is throttled per client address (docs/security.md).
  */
 import type { Context } from "moleculer";
 import { TOO_MANY_REQUESTS } from "../../lib/throttle";

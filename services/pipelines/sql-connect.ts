@@ -6,7 +6,7 @@
  * Connections are short-lived and time out after a few seconds. Credentials never reach a log:
  * a failure is logged by dialect, host and the driver's error code only.
  *
- * The server's address passes the source guard first (lib/source-guard.ts, EXTENSIONS §8): never
+ * The server's address passes the source guard first (lib/source-guard.ts, docs/security.md): never
  * the service's own database, cache or bus, and loopback, link-local or unspecified addresses only
  * where SOURCE_ALLOW names them. A refusal answers `Failed to connect to DB` at once, without a
  * connection attempt, and the connection goes to the address the guard checked, not to the name.
