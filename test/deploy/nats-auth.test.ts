@@ -21,6 +21,7 @@ import { parse } from "yaml";
 import { ALL_SERVICES, readConfig } from "../../lib/config";
 import { createStreamAdapter } from "../../lib/streams";
 import { brokerOptions } from "../../moleculer.config";
+import { freePort } from "../helpers/cluster";
 
 const ROOT = path.resolve(__dirname, "../..");
 const NATS_BIN = process.env.NATS_SERVER_BIN ?? "/usr/sbin/nats-server";
@@ -60,16 +61,6 @@ function hostPath(svc: ComposeService, inContainer: string): string {
   return path.resolve(ROOT, mount[0]!);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 const ports = new Set<number>();
 async function port(): Promise<number> {
   for (;;) {
