@@ -3,8 +3,8 @@
  * over a range and its trend per local bucket. Pure.
  */
 import type { MonitorTag } from "../config/contract";
-import { kwhToMwh, roleOfUnit, tidy, type MonitorFigures, type TagRole } from "./metrics";
-import type { BucketAggregate } from "./repo";
+import { kwhToMwh, roleOfUnit, tidy, type MonitorFigures, type TagRole } from "./energy";
+import type { BucketAggregate } from "./metrics.repo";
 
 export interface RoleTag {
   tag_id: string;
