@@ -12,7 +12,7 @@ import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DomainError } from "../../lib/errors";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
-import { ReadingsIngestMixin } from "../../mixins/readings-ingest.mixin";
+import { readingsConsumer } from "../../mixins/readings-consumer.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { AssetEvent, MonitorEvent } from "../config/contract";
 import type { PipelineStreams } from "../pipelines/contract";
@@ -32,6 +32,11 @@ import * as spectra from "./spectra";
 /** Internal actions, events, streams and jobs answer for the whole deployment: they are not reachable over HTTP. */
 const SYSTEM: Principal = { username: "cm", user_type: "saas-admin", site_id: null, plant_id: null, modules: [] };
 
+/** Readings, from the stream or `ingest.readings`: each the latest value of its tag (monitors.ts). */
+const readings = readingsConsumer<CmThis>("cm", function (caller, batch) {
+  return monitors.storeReadings(this.system(caller), batch);
+});
+
 /**
  * The durable group "cm" on both streams. Handlers are idempotent (a capture is stored once, a
  * latest value only moves forward), so redelivery and any order are safe; a throw (config not
@@ -45,13 +50,7 @@ const streams: StreamConsumers<CmThis, PipelineStreams> = {
       await spectra.storeWaveform(this.system(this.broker), capture);
     },
   },
-  readings: {
-    group: "cm",
-    concurrency: 4,
-    async handler(batch) {
-      await monitors.storeReadings(this.system(this.broker), batch.readings);
-    },
-  },
+  readings: readings.stream,
 };
 
 /** The daily retention run: spectra older than their site's retention go (spectra.ts). */
@@ -72,9 +71,7 @@ const CmService: ServiceSchema<ServiceSettingSchema, CmMethods, CmLocals> & { st
     PeriodicMixin(),
     StreamMixin(),
     DbMixin({ schema: "cm", migrations }),
-    ReadingsIngestMixin<CmThis>(function (ctx, readings) {
-      return monitors.storeReadings(this.system(ctx), readings);
-    }),
+    readings.mixin,
   ],
   jobs,
   streams,

@@ -11,7 +11,7 @@ import { DAILY_CHECK_MS } from "../../lib/daily-job";
 import { DomainError } from "../../lib/errors";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
-import { ReadingsIngestMixin } from "../../mixins/readings-ingest.mixin";
+import { readingsConsumer } from "../../mixins/readings-consumer.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import type { MonitorEvent } from "../config/contract";
 import type { PipelineStreams } from "../pipelines/contract";
@@ -27,18 +27,13 @@ import * as rollups from "./rollups";
 const SYSTEM: Principal = { username: "ems", user_type: "saas-admin", site_id: null, plant_id: null, modules: [] };
 
 /**
- * The durable group "ems" on the readings stream. A redelivered batch is a no-op (readings are
- * keyed), so any order is safe; a throw leaves the batch to be delivered again.
+ * The durable group "ems" on the readings stream, and `ingest.readings`: the energy tags' readings
+ * folded into the rollups (rollups.ts). A redelivered batch is a no-op (readings are keyed), so
+ * any order is safe; a throw leaves the batch to be delivered again.
  */
-const streams: StreamConsumers<EmsThis, PipelineStreams> = {
-  readings: {
-    group: "ems",
-    concurrency: 4,
-    async handler(batch) {
-      await rollups.storeReadings(this.system(this.broker), batch.readings);
-    },
-  },
-};
+const readings = readingsConsumer<EmsThis>("ems", function (caller, batch) {
+  return rollups.storeReadings(this.system(caller), batch);
+});
 
 /** The daily retention run: raw readings older than their site's retention go, the rollups stay (rollups.ts). */
 const jobs: PeriodicJobs<EmsThis> = {
@@ -58,12 +53,10 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
     PeriodicMixin(),
     StreamMixin(),
     DbMixin({ schema: "ems", migrations }),
-    ReadingsIngestMixin<EmsThis>(function (ctx, readings) {
-      return rollups.storeReadings(this.system(ctx), readings);
-    }),
+    readings.mixin,
   ],
   jobs,
-  streams,
+  streams: { readings: readings.stream },
   settings: { openapi: { schemas: EMS_SCHEMAS } },
 
   actions: {
