@@ -1,5 +1,5 @@
 /**
- * Energy figures from per-bucket aggregates of the rollups (repo.aggregate): a monitor's totals
+ * Energy figures from per-bucket aggregates of the rollups (metrics.repo.ts, aggregate): a monitor's totals
  * over a range and its trend per local bucket. Pure.
  */
 import type { MonitorTag } from "../config/contract";

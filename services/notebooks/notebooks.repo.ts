@@ -5,8 +5,10 @@
  */
 import type { DataSource, EntityManager } from "typeorm";
 import type { Principal } from "../../lib/access";
-import type { Queryable } from "./port";
 import type { Day } from "./schedule";
+
+/** The database or one of its transactions: what a repo function takes first (runs.repo.ts and schedules.repo.ts too). */
+export type Queryable = DataSource | EntityManager;
 
 /** TypeORM answers an UPDATE or DELETE with [rows, affected]. */
 export type Affected<T = unknown> = [T[], number];

@@ -1,15 +1,10 @@
 /**
- * notebooks: Jupyter notebooks of the analysts (operations 58-66). Files under NOTEBOOKS_DIR,
- * one folder per user (files.ts); metadata, run records and schedules in this service's schema.
- * Runs execute on a real Jupyter kernel in a child process (kernel.ts), in their sandbox
- * (sandbox.ts), queued in the runs table (queue.ts); schedules fire from a croner tick on every
- * replica, once per slot (schedules.ts).
- *
- * The actions, each with its route, params and docs: notebooks.actions.ts (create, remove,
- * rename, get, all, count), runs.actions.ts (run, schedule, unschedule), content.actions.ts
- * (content, saveContent: not in the spec); the domain modules of the same names hold the rules.
+ * notebooks: Jupyter notebooks of the analysts (operations 58-66). Files under NOTEBOOKS_DIR, one
+ * folder per user (files.ts); metadata, runs and schedules in this service's schema. Runs execute
+ * on a Jupyter kernel in their sandbox (kernel.ts, sandbox.ts), queued in the runs table
+ * (queue.ts); schedules fire from a croner tick on every replica, once per slot (schedules.ts).
+ * Each `<resource>.actions.ts` declares its operations; the module of its name holds the rules.
  */
-import type { Server } from "node:http";
 import os from "node:os";
 import { Cron } from "croner";
 import type { Context } from "moleculer";
@@ -34,7 +29,7 @@ import * as owners from "./owners";
 import { notebooksPort } from "./port";
 import { RunQueue } from "./queue";
 import { runActions } from "./runs.actions";
-import { RunRuntime } from "./runtime";
+import { localApiUrl, RunRuntime } from "./runtime";
 import { prepareRunsDir } from "./sandbox";
 import * as schedules from "./schedules";
 
@@ -86,13 +81,6 @@ const NotebooksService: NotebooksSchema = {
     system(caller: Caller & Partial<Pick<Context, "meta" | "requestID">>) {
       return portOf(this, SYSTEM, caller);
     },
-
-    localApiUrl(): string {
-      const server = (this.broker.getLocalService("api") as unknown as { server?: Server } | undefined)?.server;
-      const address = server?.address();
-      const port = address && typeof address === "object" ? address.port : config().port;
-      return `http://127.0.0.1:${port}`;
-    },
   },
 
   created() {
@@ -122,7 +110,7 @@ const NotebooksService: NotebooksSchema = {
       sandbox: () => this.runtime.sandbox(),
       mode: cfg.notebookSandbox,
       memoryMb: cfg.notebookMemoryMb,
-      apiUrl: () => cfg.notebookApiUrl ?? this.localApiUrl(),
+      apiUrl: () => cfg.notebookApiUrl ?? localApiUrl(this.broker),
       runsDir,
       helpers,
       tokens: {

@@ -32,8 +32,6 @@ export interface NotebooksMethods {
   use(ctx: Context<unknown, Partial<RequestMeta>>): NotebooksPort;
   /** The port of an event, a tick or a sweep: the service itself. */
   system(caller: Caller & Partial<Pick<Context, "meta" | "requestID">>): NotebooksPort;
-  /** The api of this process where it runs here (its port may have been any free one), else PORT on this machine. */
-  localApiUrl(): string;
 }
 
 export type NotebooksThis = Service<ServiceSettingSchema> & NotebooksLocals & NotebooksMethods;

@@ -11,10 +11,8 @@ import type { Caller } from "../../lib/contract";
 import { setTotal } from "../../lib/paging";
 import { authClient } from "../auth/contract";
 import type { NotebookFiles } from "./files";
+import type { Queryable } from "./notebooks.repo";
 import type { QueueLogger, SandboxState } from "./queue";
-
-/** The database or one of its transactions: what a repo function takes first. */
-export type Queryable = DataSource | EntityManager;
 
 /** A write's audit entries: known beforehand, or made of what the write answered (null: none). */
 export type AuditedChanges<T> = AuditChange | AuditChange[] | ((result: T) => AuditChange | AuditChange[] | null);

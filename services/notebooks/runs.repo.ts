@@ -1,8 +1,7 @@
 /** The queries of the runs table: queueing, claiming and recording runs, and claiming schedule slots. */
 import { newId } from "../../lib/ids";
 import type { RunOutcome } from "./kernel";
-import type { Affected, NotebookFileName } from "./notebooks.repo";
-import type { Queryable } from "./port";
+import type { Affected, NotebookFileName, Queryable } from "./notebooks.repo";
 
 export async function queueRuns(db: Queryable, ids: string[], module: string, by: string, now: number): Promise<void> {
   await db.query(

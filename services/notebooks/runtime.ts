@@ -1,8 +1,10 @@
 /**
- * The Jupyter runtime of this replica and the sandbox its runs get, each probed once; a probe
- * that found nothing is tried again after a minute (someone may be installing it), a found one
- * is kept.
+ * The Jupyter runtime of this replica and the sandbox its runs get, each probed once (a probe
+ * that found nothing is tried again after a minute, someone may be installing it; a found one is
+ * kept), and the api its runs' doors forward to.
  */
+import type { Server } from "node:http";
+import type { ServiceBroker } from "moleculer";
 import { config } from "../../lib/config";
 import { findJupyterPython } from "./kernel";
 import type { NotebooksLogger } from "./port";
@@ -62,4 +64,12 @@ export class RunRuntime {
     this.sandboxProbe = { at: Date.now(), state };
     return state;
   }
+}
+
+/** The api of this process where it runs here (its port may have been any free one), else PORT on this machine. */
+export function localApiUrl(broker: ServiceBroker): string {
+  const server = (broker.getLocalService("api") as unknown as { server?: Server } | undefined)?.server;
+  const address = server?.address();
+  const port = address && typeof address === "object" ? address.port : config().port;
+  return `http://127.0.0.1:${port}`;
 }

@@ -1,6 +1,5 @@
 /** The SQL of notebooks' schedules: set, cleared, read by the scheduler tick and expired past `until`. */
-import type { Affected } from "./notebooks.repo";
-import type { Queryable } from "./port";
+import type { Affected, Queryable } from "./notebooks.repo";
 import type { Day, Schedule } from "./schedule";
 
 export async function setSchedule(db: Queryable, ids: string[], s: Schedule, untilAt: number, by: string, now: number): Promise<void> {
