@@ -6,11 +6,7 @@
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Caller, RequestMeta } from "../../lib/contract";
-import type { WaveformMessage } from "../pipelines/contract";
 import type { CmPort } from "./port";
-
-/** What cm keeps of a capture of the `waveforms` stream (and what `ingest.waveform` takes). */
-export type Waveform = Pick<WaveformMessage, "monitor_id" | "tag" | "axis" | "ts" | "sample_rate_hz" | "samples">;
 
 export interface CmLocals {
   db: DataSource;

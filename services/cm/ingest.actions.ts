@@ -5,8 +5,9 @@
  */
 import type { Context } from "moleculer";
 import { MAX_TEXT } from "../../lib/validation";
-import type { CmActions, Waveform } from "./cm.types";
+import type { CmActions } from "./cm.types";
 import * as spectra from "./spectra";
+import type { Waveform } from "./spectra";
 
 /** Longest capture accepted: 2^20 samples (about 17 s at 60 kHz). */
 export const MAX_SAMPLES = 1 << 20;

@@ -5,7 +5,7 @@
 import { DomainError } from "../../lib/errors";
 import { parseIsoDate } from "../../lib/time";
 import { EPOCH_MS } from "../../lib/validation";
-import type { Waveform } from "./cm.types";
+import type { WaveformMessage } from "../pipelines/contract";
 import { MSG } from "./messages";
 import { monitorOrFail } from "./monitors";
 import { findPeaks, fundamentalFrequency } from "./peaks";
@@ -16,6 +16,9 @@ import { diagnoseMonitor, peaksView, rotatingSpeedOf, spectrumView } from "./vie
 
 /** The answer header naming the time (epoch ms) of the capture a peaks or spectrum read answers with. */
 export const CAPTURE_TIMESTAMP_HEADER = "X-Capture-Timestamp";
+
+/** What cm keeps of a capture of the `waveforms` stream (and what `ingest.waveform` takes). */
+export type Waveform = Pick<WaveformMessage, "monitor_id" | "tag" | "axis" | "ts" | "sample_rate_hz" | "samples">;
 
 /** The query that names one capture. */
 export interface CaptureParams {
