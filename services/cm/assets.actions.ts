@@ -1,10 +1,9 @@
-/** The condition of an asset, and of a function's assets: status, faults and the open event. */
+/** The condition of an asset, and of a function's assets: status, faults and the open event (assets.ts). */
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../lib/contract";
-import { DomainError } from "../../lib/errors";
-import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { listAssets, visibleAsset, visibleFunction } from "../config/contract";
+import * as assets from "./assets";
 import type { CmActions } from "./cm.types";
 import { MSG } from "./messages";
 import { ASSET_ID_FIELD, EXAMPLES, FUNCTION_ID } from "./openapi";
@@ -25,10 +24,8 @@ export const assetsActions: CmActions = {
       errors: [[400, MSG.excessInputs], [400, MSG.invalidAssetId]],
     },
     params: { asset_id: text, $$messages: excess },
-    async handler(ctx: Context<{ asset_id: string }, RequestMeta>) {
-      const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
-      if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-      return this.assetObject(ctx, asset);
+    handler(ctx: Context<{ asset_id: string }, RequestMeta>) {
+      return assets.getAsset(this.use(ctx), ctx.params.asset_id);
     },
   },
 
@@ -44,11 +41,8 @@ export const assetsActions: CmActions = {
       errors: [[400, MSG.excessInputs], [400, MSG.invalidFunctionId]],
     },
     params: { function_id: text, ...PAGE_PARAMS, $$messages: excess },
-    async handler(ctx: Context<{ function_id: string; limit?: number; offset?: number }, RequestMeta>) {
-      const fn = await visibleFunction(ctx, ctx.meta.user, ctx.params.function_id);
-      if (!fn) throw new DomainError(400, MSG.invalidFunctionId);
-      const assets = pageOf(ctx, await listAssets(ctx, fn.function_id), ctx.params);
-      return Promise.all(assets.map((a) => this.assetObject(ctx, a)));
+    handler(ctx: Context<{ function_id: string; limit?: number; offset?: number }, RequestMeta>) {
+      return assets.listAssets(this.use(ctx), ctx.params);
     },
   },
 };

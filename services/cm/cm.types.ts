@@ -6,23 +6,17 @@
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Caller, RequestMeta } from "../../lib/contract";
-import type { ResolvedMonitor } from "../config/contract";
-import type { Reading, WaveformMessage } from "../pipelines/contract";
-import type { assetView } from "./views";
-
-/** What cm keeps of a capture of the `waveforms` stream (and what `ingest.waveform` takes). */
-export type Waveform = Pick<WaveformMessage, "monitor_id" | "tag" | "axis" | "ts" | "sample_rate_hz" | "samples">;
+import type { CmPort } from "./port";
 
 export interface CmLocals {
   db: DataSource;
 }
 
 export interface CmMethods {
-  storeWaveform(w: Waveform): Promise<boolean>;
-  storeReadings(caller: Caller, readings: Reading[]): Promise<number>;
-  evaluateAssets(caller: Caller, assetIds: Iterable<string>): Promise<void>;
-  assetObject(ctx: Context<unknown, RequestMeta>, asset: { asset_id: string; asset_name: string }): Promise<ReturnType<typeof assetView>>;
-  monitorOrFail(ctx: Context<unknown, RequestMeta>, id: string): Promise<ResolvedMonitor>;
+  /** The port of an HTTP operation: its caller and scope (401 without a caller). */
+  use(ctx: Context<unknown, Partial<RequestMeta>>): CmPort;
+  /** The port of an internal action, event, stream message or job: the whole deployment. */
+  system(caller: Caller): CmPort;
 }
 
 /** `this` in cm's handlers, events and methods. */

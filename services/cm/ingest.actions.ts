@@ -1,12 +1,13 @@
 /**
- * cm's internal actions: one capture and a batch of readings, as the waveforms and readings
- * streams deliver them; tests and tools call them directly.
+ * cm's internal action for one capture, as the waveforms stream delivers it; tests and tools call
+ * it directly. Its `ingest.readings` comes from the readings consumers' mixin
+ * (mixins/readings-ingest.mixin.ts).
  */
 import type { Context } from "moleculer";
 import { MAX_TEXT } from "../../lib/validation";
-import type { Reading } from "../pipelines/contract";
-import type { CmActions, Waveform } from "./cm.types";
-
+import type { CmActions } from "./cm.types";
+import * as spectra from "./spectra";
+import type { Waveform } from "./spectra";
 
 /** Longest capture accepted: 2^20 samples (about 17 s at 60 kHz). */
 export const MAX_SAMPLES = 1 << 20;
@@ -25,23 +26,7 @@ export const ingestActions: CmActions = {
       samples: { type: "array", min: 2, max: MAX_SAMPLES, items: { type: "number" } },
     },
     async handler(ctx: Context<Waveform>) {
-      return { stored: await this.storeWaveform(ctx.params) };
-    },
-  },
-
-  "ingest.readings": {
-    visibility: "public",
-    params: {
-      readings: {
-        type: "array",
-        items: {
-          type: "object",
-          props: { monitor_id: text, tag_id: text, ts: { type: "number", integer: true }, value: { type: "number" } },
-        },
-      },
-    },
-    async handler(ctx: Context<{ readings: Reading[] }>) {
-      return { applied: await this.storeReadings(ctx, ctx.params.readings) };
+      return { stored: await spectra.storeWaveform(this.system(ctx), ctx.params) };
     },
   },
 };

@@ -8,4 +8,6 @@ export const MSG = {
   /** A `from`/`to` that does not parse (the spectrum timestamps read), in the words the spec gives EMS. */
   invalidDateFormat: "Invalid date format",
   eventStatus: "Under Investigation",
+  /** An HTTP operation reached without a caller (the gateway always sends one). */
+  invalidCredentials: "Invalid credentials",
 } as const;

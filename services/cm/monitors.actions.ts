@@ -1,39 +1,15 @@
-/** The latest tag values of a monitor, and of an asset's monitors with their threshold colours. */
+/** The latest tag values of a monitor, and of an asset's monitors with their threshold colours (monitors.ts). */
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../lib/contract";
-import { DomainError } from "../../lib/errors";
-import { PAGE_FIELDS, PAGE_PARAMS, pageOf } from "../../lib/paging";
-import { parseIsoDate } from "../../lib/time";
+import { PAGE_FIELDS, PAGE_PARAMS } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { listMonitorIds, resolveMonitors, visibleAsset } from "../config/contract";
 import type { CmActions } from "./cm.types";
 import { MSG } from "./messages";
+import * as monitors from "./monitors";
+import type { MonitorsListParams } from "./monitors";
 import { ASSET_ID_FIELD, EXAMPLES, MONITOR_ID_FIELD } from "./openapi";
-import * as repo from "./repo";
-import { monitorColorsView, monitorValuesView } from "./views";
 
 const text = { type: "string", max: MAX_TEXT } as const;
-
-interface ListParams {
-  asset_id: string;
-  from?: string;
-  to?: string;
-  limit?: number;
-  offset?: number;
-}
-
-/** `from` and `to` as epoch ms, each where given. */
-function windowOf(params: Pick<ListParams, "from" | "to">): { from?: number; to?: number } {
-  const window: { from?: number; to?: number } = {};
-  for (const key of ["from", "to"] as const) {
-    const raw = params[key];
-    if (raw === undefined) continue;
-    const ts = parseIsoDate(raw);
-    if (ts === undefined) throw new DomainError(400, MSG.invalidInput(key));
-    window[key] = ts;
-  }
-  return window;
-}
 
 export const monitorsActions: CmActions = {
   "monitors.get": {
@@ -48,9 +24,8 @@ export const monitorsActions: CmActions = {
       errors: [[400, MSG.invalidMonitorId]],
     },
     params: { monitor_id: text },
-    async handler(ctx: Context<{ monitor_id: string }, RequestMeta>) {
-      const monitor = await this.monitorOrFail(ctx, ctx.params.monitor_id);
-      return monitorValuesView(monitor, await repo.latestOfMonitors(this.db, [monitor.monitor_id]));
+    handler(ctx: Context<{ monitor_id: string }, RequestMeta>) {
+      return monitors.getMonitor(this.use(ctx), ctx.params.monitor_id);
     },
   },
 
@@ -80,13 +55,8 @@ export const monitorsActions: CmActions = {
       ...PAGE_PARAMS,
       $$messages: { unknown: MSG.excessInputs },
     },
-    async handler(ctx: Context<ListParams, RequestMeta>) {
-      const window = windowOf(ctx.params);
-      const asset = await visibleAsset(ctx, ctx.meta.user, ctx.params.asset_id);
-      if (!asset) throw new DomainError(400, MSG.invalidAssetId);
-      const monitors = pageOf(ctx, [...(await resolveMonitors(ctx, await listMonitorIds(ctx, { asset_id: asset.asset_id }))).values()], ctx.params);
-      const latest = await repo.latestOfMonitors(this.db, monitors.map((m) => m.monitor_id));
-      return monitors.map((m) => monitorColorsView(m, latest, window));
+    handler(ctx: Context<MonitorsListParams, RequestMeta>) {
+      return monitors.listMonitors(this.use(ctx), ctx.params);
     },
   },
 };

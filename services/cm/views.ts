@@ -4,7 +4,9 @@
 import type { MonitorTag, ResolvedMonitor } from "../config/contract";
 import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
-import type { EventRow, LatestValue, SpectrumRow } from "./repo";
+import type { EventRow } from "./events.repo";
+import type { LatestValue } from "./latest-values.repo";
+import type { SpectrumRow } from "./spectra.repo";
 import { colorOf, statusOf, type AssetStatus, type Color } from "./status";
 
 /** Frequencies to the µHz and amplitudes to float32's 7 significant digits: what the data holds, without binary noise. */

@@ -3,21 +3,20 @@
  * here so that the action modules are checked against the service ems.service.ts builds, without
  * importing the schema itself.
  */
-import type { ActionSchema, Service, ServiceSettingSchema } from "moleculer";
+import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { Caller } from "../../lib/contract";
-import type { ResolvedMonitor } from "../config/contract";
-import type { energyMetrics } from "./metrics";
-import type { Reading } from "./rollup";
-import type { Range } from "./time";
+import type { Caller, RequestMeta } from "../../lib/contract";
+import type { EmsPort } from "./port";
 
 export interface EmsLocals {
   db: DataSource;
 }
 
 export interface EmsMethods {
-  storeReadings(caller: Caller, readings: Reading[]): Promise<number>;
-  groupMetrics(monitors: ResolvedMonitor[], range: Range): Promise<ReturnType<typeof energyMetrics>>;
+  /** The port of an HTTP operation: its caller and scope (401 without a caller). */
+  use(ctx: Context<unknown, Partial<RequestMeta>>): EmsPort;
+  /** The port of an internal action, event, stream message or job: the whole deployment. */
+  system(caller: Caller): EmsPort;
 }
 
 /** `this` in ems's handlers, events and methods. */

@@ -1,10 +1,10 @@
 /**
- * Energy figures from per-bucket aggregates of the rollups (repo.aggregate): a monitor's totals
+ * Energy figures from per-bucket aggregates of the rollups (metrics.repo.ts, aggregate): a monitor's totals
  * over a range and its trend per local bucket. Pure.
  */
 import type { MonitorTag } from "../config/contract";
-import { kwhToMwh, roleOfUnit, tidy, type MonitorFigures, type TagRole } from "./metrics";
-import type { BucketAggregate } from "./repo";
+import { kwhToMwh, roleOfUnit, tidy, type MonitorFigures, type TagRole } from "./energy";
+import type { BucketAggregate } from "./metrics.repo";
 
 export interface RoleTag {
   tag_id: string;

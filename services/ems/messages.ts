@@ -13,4 +13,6 @@ export const MSG = {
   /** Contract: an unknown query key on a list operation (76); the spec gives EMS no spelling of its own. */
   excessInputs: "Excess inputs",
   invalidInput: (field: string) => `Invalid input: ${field}`,
+  /** An HTTP operation reached without a caller (the gateway always sends one). */
+  invalidCredentials: "Invalid credentials",
 } as const;

@@ -1,106 +1,136 @@
 /**
- * The energy metrics object of the spec and the rules behind its numbers (contract: Condition
- * monitoring and energy): an energy monitor's tags are recognised by unit, consumption is the
- * counter's increase reported in MWh, Power, Voltage and Current are means over the range, and
- * percent_of_total is the monitor's share of the group: the energy monitors of its function.
+ * The energy metrics operations: a monitor's metrics, those of a function's or an asset's
+ * monitors, and a monitor's trend. Each checks its inputs in the spec's order (its messages say
+ * which input is missing), finds the caller's monitors through config, and reads the rollups.
  */
-export type TagRole = "energy" | "power" | "voltage" | "current";
+import { DomainError } from "../../lib/errors";
+import type { Page } from "../../lib/paging";
+import type { ResolvedMonitor } from "../config/contract";
+import { energyMetrics, isEnergyMonitor } from "./energy";
+import { figuresOf, hasData, roleTags, seriesOf, toTrendValue, TREND_METRICS } from "./figures";
+import { MSG } from "./messages";
+import * as metrics from "./metrics.repo";
+import type { EmsPort } from "./port";
+import { quarterOf } from "./rollup";
+import { bucketStarts, formatLocal, INTERVALS, nextBucket, parseIsoDate, zoneOf, type Range } from "./time";
 
-export const ENERGY_MONITOR_TYPE = "energy-monitor";
+/** Most trend buckets one answer holds (hourly over about 11 years). */
+export const MAX_TREND_BUCKETS = 100_000;
 
-/** Energy monitors are the ones of type `energy-monitor` (contract); ems ignores the rest. */
-export const isEnergyMonitor = (m: { monitor_type: string }): boolean => m.monitor_type === ENERGY_MONITOR_TYPE;
+export interface MonitorParams {
+  monitor_id?: string;
+  from?: string;
+  to?: string;
+}
 
-/** Role of a tag by its unit, and the factor to the role's base unit (kWh, kW, V, A). */
-export function roleOfUnit(unit: string | null | undefined): { role: TagRole; factor: number } | undefined {
-  switch ((unit ?? "").trim().toLowerCase()) {
-    case "kwh":
-      return { role: "energy", factor: 1 };
-    case "wh":
-      return { role: "energy", factor: 1e-3 };
-    case "mwh":
-      return { role: "energy", factor: 1e3 };
-    case "kw":
-      return { role: "power", factor: 1 };
-    case "w":
-      return { role: "power", factor: 1e-3 };
-    case "mw":
-      return { role: "power", factor: 1e3 };
-    case "v":
-      return { role: "voltage", factor: 1 };
-    case "kv":
-      return { role: "voltage", factor: 1e3 };
-    case "a":
-      return { role: "current", factor: 1 };
-    default:
-      return undefined;
+export interface AllParams extends Page {
+  function_id?: string;
+  from?: string;
+  to?: string;
+  label?: string;
+}
+
+export interface TrendParams {
+  monitor_id?: string;
+  from?: string;
+  to?: string;
+  metric?: string;
+  interval?: string;
+}
+
+/** `from` and `to` present and ISO 8601, `from` before `to`. */
+function rangeOf(params: { from?: string; to?: string }): Range {
+  if (!params.from || !params.to) throw new DomainError(400, MSG.insufficientDates);
+  const from = parseIsoDate(params.from);
+  const to = parseIsoDate(params.to);
+  if (from === undefined || to === undefined || from >= to) throw new DomainError(400, MSG.invalidDate);
+  return { from, to };
+}
+
+/** The metrics objects of a group of monitors over a range, read from the rollups. */
+async function groupMetrics(port: EmsPort, monitors: ResolvedMonitor[], range: Range) {
+  const start = quarterOf(range.from);
+  const tagsOf = new Map(monitors.map((m) => [m.monitor_id, roleTags(m.tags)]));
+  const tagIds = [...new Set([...tagsOf.values()].flat().map((t) => t.tag_id))];
+  // A function's monitors share its site's zone.
+  const days = monitors.length ? { tz: zoneOf(monitors[0]) } : undefined;
+  const rows = await metrics.aggregate(port.db, [...tagsOf.keys()], tagIds, [start], range.to, days);
+  return energyMetrics(
+    monitors.map((m) => ({
+      names: {
+        monitor_id: m.monitor_id,
+        monitor_name: m.monitor_name,
+        function_id: m.function_id,
+        function_name: m.function_name,
+        plant_id: m.plant_id,
+        plant_name: m.plant_name,
+        site_id: m.site_id,
+        site_name: m.site_name,
+      },
+      figures: figuresOf(rows, m.monitor_id, tagsOf.get(m.monitor_id) ?? []),
+    })),
+  );
+}
+
+/** Op 75: percent_of_total is the monitor's share of its function's energy monitors. */
+export async function monitorMetrics(port: EmsPort, params: MonitorParams) {
+  if (!params.monitor_id) throw new DomainError(400, MSG.monitorIdNotGiven);
+  const range = rangeOf(params);
+  const monitor = await port.config.visibleMonitor(params.monitor_id);
+  if (!monitor || !isEnergyMonitor(monitor)) throw new DomainError(400, MSG.monitorIdInvalid);
+  const peers = await port.config.monitorsOf({ function_id: monitor.function_id });
+  peers.set(monitor.monitor_id, monitor);
+  const group = await groupMetrics(port, [...peers.values()].filter(isEnergyMonitor), range);
+  return group.find((m) => m.monitor_id === monitor.monitor_id);
+}
+
+/** Op 76: `function_id` holds a function's id, or an asset's when `label` is `asset`. */
+export async function allMetrics(port: EmsPort, params: AllParams) {
+  const { function_id: id, label } = params;
+  if (!id) throw new DomainError(400, MSG.functionOrAssetNotGiven);
+  if (!label) throw new DomainError(400, MSG.insufficientInputs);
+  if (label !== "function" && label !== "asset") throw new DomainError(400, MSG.invalidInput("label"));
+  const range = rangeOf(params);
+  const parent = label === "function" ? await port.config.visibleFunction(id) : await port.config.visibleAsset(id);
+  if (!parent) throw new DomainError(400, MSG.functionNotFound);
+  const filter = label === "function" ? { function_id: id } : { asset_id: id };
+  const monitors = [...(await port.config.monitorsOf(filter)).values()].filter(isEnergyMonitor);
+  // percent_of_total is a share of the function's consumption (contract), an asset's monitors included:
+  // they are figured among all of their function's energy monitors, as the monitor operation figures one.
+  const peers = new Map(monitors.map((m) => [m.monitor_id, m]));
+  if (label === "asset" && monitors.length) {
+    for (const m of (await port.config.monitorsOf({ function_id: monitors[0].function_id })).values()) {
+      if (!peers.has(m.monitor_id) && isEnergyMonitor(m)) peers.set(m.monitor_id, m);
+    }
   }
+  const own = new Set(monitors.map((m) => m.monitor_id));
+  const group = (await groupMetrics(port, [...peers.values()], range)).filter((m) => own.has(m.monitor_id));
+  return port.page(group, params);
 }
 
-export const kwhToMwh = (kwh: number): number => kwh / 1000;
+/** Op 77: whole local buckets overlapping [from, to), in the site's time zone. */
+export async function trend(port: EmsPort, p: TrendParams) {
+  if (!p.monitor_id) throw new DomainError(400, MSG.monitorIdNotGiven);
+  if (!p.metric) throw new DomainError(400, MSG.metricNotGiven);
+  if (!p.from || !p.to) throw new DomainError(400, MSG.insufficientDates);
+  if (!p.interval) throw new DomainError(400, MSG.insufficientInputs);
+  const metric = TREND_METRICS[p.metric];
+  if (!metric) throw new DomainError(400, MSG.invalidInput("metric"));
+  const interval = INTERVALS[p.interval];
+  if (!interval) throw new DomainError(400, MSG.invalidInput("interval"));
+  const range = rangeOf(p);
+  const monitor = await port.config.visibleMonitor(p.monitor_id);
+  if (!monitor || !isEnergyMonitor(monitor)) throw new DomainError(400, MSG.monitorNotFound);
 
-/**
- * A reported figure without float noise: a counter's increase 100.797 - 100 kWh computes as
- * 0.796999999999997, which no meter measured. Nine decimals still keep a milliwatt-hour in MWh.
- */
-export const tidy = (v: number): number => (Number.isFinite(v) ? Number(v.toFixed(9)) : v);
-
-/** Shares in percent of each part; all 0 when the total is 0. They sum to 100 otherwise. */
-export function percentOfTotal(parts: number[]): number[] {
-  const total = parts.reduce((a, b) => a + b, 0);
-  return parts.map((p) => (total > 0 ? (100 * p) / total : 0));
-}
-
-export interface MonitorNames {
-  monitor_id: string;
-  monitor_name: string;
-  function_id: string;
-  function_name: string;
-  plant_id: string;
-  plant_name: string;
-  site_id: string;
-  site_name: string;
-}
-
-export interface MonitorFigures {
-  /** kWh over the range. */
-  consumptionKwh: number;
-  powerKw: number;
-  voltageV: number;
-  currentA: number;
-}
-
-export interface EnergyMetrics extends MonitorNames {
-  total_consumption: number;
-  percent_of_total: number;
-  total_energy: number;
-  energy_unit: "MWh";
-  current_unit: "A";
-  power_unit: "KW";
-  Voltage: number;
-  voltage_unit: "V";
-  Current: number;
-  Power: number;
-}
-
-/**
- * The metrics objects of a group of monitors: `total_consumption` is the monitor's own
- * consumption, `total_energy` the group's, both in MWh.
- */
-export function energyMetrics(group: { names: MonitorNames; figures: MonitorFigures }[]): EnergyMetrics[] {
-  const shares = percentOfTotal(group.map((m) => m.figures.consumptionKwh));
-  const total = kwhToMwh(group.reduce((a, m) => a + m.figures.consumptionKwh, 0));
-  return group.map((m, i) => ({
-    ...m.names,
-    total_consumption: tidy(kwhToMwh(m.figures.consumptionKwh)),
-    percent_of_total: tidy(shares[i] ?? 0),
-    total_energy: tidy(total),
-    energy_unit: "MWh",
-    current_unit: "A",
-    power_unit: "KW",
-    Voltage: tidy(m.figures.voltageV),
-    voltage_unit: "V",
-    Current: tidy(m.figures.currentA),
-    Power: tidy(m.figures.powerKw),
-  }));
+  const tz = zoneOf(monitor);
+  const starts = bucketStarts(range.from, range.to, interval, tz, MAX_TREND_BUCKETS);
+  if (starts.length > MAX_TREND_BUCKETS) throw new DomainError(400, MSG.invalidInput("interval"));
+  const end = nextBucket(starts[starts.length - 1], interval, tz);
+  const tags = roleTags(monitor.tags);
+  const tagIds = tags.filter((t) => t.role === metric.role).map((t) => t.tag_id);
+  const days = interval === "hourly" ? undefined : { tz };
+  const rows = await metrics.aggregate(port.db, [monitor.monitor_id], tagIds, starts, end, days);
+  if (!hasData(rows, monitor.monitor_id, tags, metric.role)) throw new DomainError(400, MSG.noEnergyData);
+  const series = seriesOf(rows, monitor.monitor_id, tags, metric.role, starts.length);
+  return starts.map((s, i) => ({ Date: formatLocal(s, tz), Energy: toTrendValue(metric.role, series[i]), unit: metric.unit }));
 }

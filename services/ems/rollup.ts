@@ -92,7 +92,7 @@ export function increaseBetween(prevLast: number, first: number): number {
  * time order; `starts` are the trend buckets' starts in order. A step between two readings
  * counts in the trend bucket of the later reading, so the parts add up to the counter's
  * increase between its first and last reading of the range. Rows must end before the last
- * trend bucket does. The service folds rollups in SQL by the same rules (repo.aggregate); this is
+ * trend bucket does. The service folds rollups in SQL by the same rules (metrics.repo.ts, aggregate); this is
  * the reference the tests hold it to.
  */
 export function increasesByBucket(buckets: CounterBucket[], starts: number[]): number[] {

@@ -1,14 +1,12 @@
-/** Not in the spec: a notebook's cells over HTTP, read (or its executed copy) and replaced. */
+/** Not in the spec: a notebook's cells over HTTP, read (or its executed copy) and replaced (content.ts). */
 import type { Context } from "moleculer";
-import { auditedWrite } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
-import { DomainError } from "../../lib/errors";
-import { isId } from "../../lib/ids";
-import { notebookChange, text, type NotebooksActions } from "./context";
-import { fsDetail, notebookOf, type CellInput } from "./files";
+import * as content from "./content";
+import type { CellInput } from "./files";
 import { MSG } from "./messages";
+import type { NotebooksActions } from "./notebooks.types";
 import { NOTEBOOK_ID_FIELD } from "./openapi";
-import * as repo from "./repo";
+import { text } from "./params";
 
 const CELLS_EXAMPLE = [
   { cell_type: "markdown", source: "# Bearing vibration, Pune Works" },
@@ -38,16 +36,8 @@ export const contentActions: NotebooksActions = {
       executed: { type: "boolean", convert: true, optional: true },
       $$messages: { insufficient: MSG.invalidId, invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ notebook_id: string; executed?: boolean }, RequestMeta>) {
-      const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
-      if (!row) throw new DomainError(400, MSG.invalidId);
-      const file = ctx.params.executed ? this.files.executed(row.owner, row.notebook_name) : this.files.source(row.owner, row.notebook_name);
-      try {
-        return await this.files.read(file);
-      } catch (err) {
-        const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-        throw new DomainError(400, MSG.retrievalError(missing && ctx.params.executed ? "The notebook has no executed copy yet" : fsDetail(err)));
-      }
+    handler(ctx: Context<{ notebook_id: string; executed?: boolean }, RequestMeta>) {
+      return content.readContent(this.use(ctx), ctx.params);
     },
   },
 
@@ -91,18 +81,8 @@ export const contentActions: NotebooksActions = {
       nbformat_minor: { type: "number", integer: true, min: 0, optional: true },
       $$messages: { invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ notebook_id: string; cells: CellInput[]; metadata?: Record<string, unknown> }, RequestMeta>) {
-      const row = isId(ctx.params.notebook_id) ? await repo.getVisible(this.db, ctx.meta.user, ctx.params.notebook_id) : undefined;
-      if (!row) throw new DomainError(400, MSG.notFound);
-      try {
-        await this.files.write(row.owner, row.notebook_name, notebookOf(ctx.params.cells, ctx.params.metadata));
-      } catch (err) {
-        throw new DomainError(400, MSG.createFileError(fsDetail(err)));
-      }
-      // The cells are the file's: the entry says that they were replaced, and how many there are now.
-      const change = notebookChange("update", row, { cells: [null, ctx.params.cells.length] });
-      await auditedWrite(this.db, this.streams, ctx, change, (q) => repo.touch(q, [row.notebook_id], ctx.meta.user.username, Date.now()));
-      return MSG.saved;
+    handler(ctx: Context<{ notebook_id: string; cells: CellInput[]; metadata?: Record<string, unknown> }, RequestMeta>) {
+      return content.saveContent(this.use(ctx), ctx.params);
     },
   },
 };

@@ -30,6 +30,8 @@ export const MSG = {
   runtimeMissing: "Jupyter runtime not available",
   /** A machine that cannot sandbox a run never runs it unconfined (docs/security.md, Notebooks): 500. */
   sandboxMissing: "sandbox not available",
+  /** An HTTP operation reached without a caller (the gateway always sends one). */
+  invalidCredentials: "Invalid credentials",
 } as const;
 
 /** Details of our own inside the spec's `<detail>` slots. */

@@ -18,7 +18,8 @@ import { executedName } from "./names";
 import { claimNextRun, recordRunOutcome, type ClaimedRun } from "./runs.repo";
 import { DOOR_SOCKET, canSwitchUser, handFolderTo, launchOf, ownerUid, type SandboxMode } from "./sandbox";
 
-interface Logger {
+/** What the queue logs through (the service's logger). */
+export interface QueueLogger {
   info(...args: unknown[]): void;
   warn(...args: unknown[]): void;
 }
@@ -42,7 +43,7 @@ export interface RunQueueOptions {
   /** The runner and `ims`, copied where the runs' uids reach them. */
   helpers: string;
   tokens: RunTokens;
-  logger: Logger;
+  logger: QueueLogger;
 }
 
 /** What the probe found: the interpreter's real path and its folders outside /usr, or why there is no sandbox. */

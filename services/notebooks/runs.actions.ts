@@ -1,24 +1,16 @@
-/** Running notebooks now or on a schedule. */
+/** Running notebooks now (runs.ts) or on a schedule (schedules.ts). */
 import type { Context } from "moleculer";
-import { auditedWrite, diff } from "../../lib/audit";
 import type { RequestMeta } from "../../lib/contract";
-import { DomainError } from "../../lib/errors";
-import { idList, notebookChange, text, unique, type NotebooksActions } from "./context";
-import { DETAIL, MSG } from "./messages";
+import { MSG } from "./messages";
+import type { NotebooksActions } from "./notebooks.types";
 import { NBK_IDS_FIELD } from "./openapi";
-import * as repo from "./repo";
-import type { NotebookRow } from "./repo";
-import { queueRuns } from "./runs.repo";
-import { DAYS, DEFAULT_TIME, parsePeriod, parseTime, parseUntil, type Schedule } from "./schedule";
+import { idList, text } from "./params";
+import * as runs from "./runs";
+import { DAYS } from "./schedule";
+import * as schedules from "./schedules";
+import type { ScheduleParams } from "./schedules";
 
 const requestFailed = (field: string) => MSG.requestError(MSG.invalidInput(field));
-
-/** A schedule's change as the audit trail shows it (null: not scheduled). */
-const scheduleChanges = (row: NotebookRow, next: Schedule | null) =>
-  diff(
-    { period: row.schedule_period, time: row.schedule_time, until: row.schedule_until },
-    { period: next?.period ?? null, time: next?.time ?? null, until: next?.until ?? null },
-  );
 
 export const runActions: NotebooksActions = {
   /**
@@ -54,19 +46,8 @@ export const runActions: NotebooksActions = {
       module: { ...text, optional: true },
       $$messages: { invalid: MSG.invalidInput },
     },
-    async handler(ctx: Context<{ nbkIds?: string[]; module?: string }, RequestMeta>) {
-      const ids = unique(ctx.params.nbkIds ?? []);
-      if (ids.length === 0) throw new DomainError(400, MSG.runIdsRequired, "nbkIds");
-      const module = ctx.params.module?.trim();
-      if (!module) throw new DomainError(400, MSG.insufficientInputs, "module");
-      if (!(await this.jupyterPython())) throw new DomainError(500, MSG.executionError(MSG.runtimeMissing));
-      // Never unconfined (docs/security.md, Notebooks).
-      if (!(await this.sandbox()).ok) throw new DomainError(500, MSG.executionError(MSG.sandboxMissing));
-      const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(400, MSG.executionError(DETAIL.notFound(id))));
-      const changes = rows.map((r) => notebookChange("run", r, { module: [null, module] }));
-      await auditedWrite(this.db, this.streams, ctx, changes, (q) => queueRuns(q, ids, module, ctx.meta.user.username, Date.now()));
-      this.queue.pump();
-      return {};
+    handler(ctx: Context<{ nbkIds?: string[]; module?: string }, RequestMeta>) {
+      return runs.runNotebooks(this.use(ctx), ctx.params);
     },
   },
 
@@ -102,25 +83,8 @@ export const runActions: NotebooksActions = {
       time: { ...text, optional: true, nullable: true },
       $$messages: { invalid: requestFailed },
     },
-    async handler(ctx: Context<{ nbk_ids: string[]; until: string; period?: string | null; time?: string | null }, RequestMeta>) {
-      const fail = (detail: string, field?: string) => new DomainError(400, MSG.requestError(detail), field);
-      const untilAt = parseUntil(ctx.params.until);
-      if (untilAt === undefined) throw fail(DETAIL.badUntil, "until");
-      const time = ctx.params.time ?? DEFAULT_TIME;
-      if (!parseTime(time)) throw fail(DETAIL.badTime, "time");
-      const period = parsePeriod(ctx.params.period);
-      if (period === undefined) throw fail(DETAIL.badPeriod, "period");
-      const ids = unique(ctx.params.nbk_ids);
-      const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => fail(DETAIL.notFound(id)));
-      const now = Date.now();
-      const by = ctx.meta.user.username;
-      // An `until` already past leaves nothing to run: the notebooks are Not Scheduled.
-      const next: Schedule | null = untilAt < now ? null : { period, time: time.trim(), until: ctx.params.until.trim() };
-      const changes = rows.map((r) => notebookChange("schedule", r, scheduleChanges(r, next)));
-      await auditedWrite(this.db, this.streams, ctx, changes, (q) =>
-        next ? repo.setSchedule(q, ids, next, untilAt, by, now) : repo.clearSchedule(q, ids, by, now),
-      );
-      return MSG.success;
+    handler(ctx: Context<ScheduleParams, RequestMeta>) {
+      return schedules.scheduleNotebooks(this.use(ctx), ctx.params);
     },
   },
 
@@ -140,12 +104,8 @@ export const runActions: NotebooksActions = {
       nbk_ids: { ...idList, min: 1 },
       $$messages: { invalid: requestFailed },
     },
-    async handler(ctx: Context<{ nbk_ids: string[] }, RequestMeta>) {
-      const ids = unique(ctx.params.nbk_ids);
-      const rows = await this.visibleOrFail(ctx.meta.user, ids, (id) => new DomainError(500, MSG.requestError(DETAIL.notFound(id))));
-      const changes = rows.map((r) => notebookChange("unschedule", r, scheduleChanges(r, null)));
-      await auditedWrite(this.db, this.streams, ctx, changes, (q) => repo.clearSchedule(q, ids, ctx.meta.user.username, Date.now()));
-      return MSG.success;
+    handler(ctx: Context<{ nbk_ids: string[] }, RequestMeta>) {
+      return schedules.unscheduleNotebooks(this.use(ctx), ctx.params.nbk_ids);
     },
   },
 };

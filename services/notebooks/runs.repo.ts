@@ -1,9 +1,9 @@
 /** The queries of the runs table: queueing, claiming and recording runs, and claiming schedule slots. */
 import { newId } from "../../lib/ids";
 import type { RunOutcome } from "./kernel";
-import type { Affected, Db, NotebookFileName } from "./repo";
+import type { Affected, NotebookFileName, Queryable } from "./notebooks.repo";
 
-export async function queueRuns(db: Db, ids: string[], module: string, by: string, now: number): Promise<void> {
+export async function queueRuns(db: Queryable, ids: string[], module: string, by: string, now: number): Promise<void> {
   await db.query(
     `INSERT INTO runs (run_id, notebook_id, module, requested_by, status, queued_at)
      SELECT run_id, notebook_id, $3, $4, 'queued', $5 FROM unnest($1::uuid[], $2::uuid[]) AS t(run_id, notebook_id)`,
@@ -19,7 +19,7 @@ export interface ClaimedRun extends NotebookFileName {
 }
 
 /** Claims the oldest queued run for this node; FOR UPDATE SKIP LOCKED hands each run to exactly one replica. */
-export async function claimNextRun(db: Db, nodeId: string, now: number): Promise<ClaimedRun | undefined> {
+export async function claimNextRun(db: Queryable, nodeId: string, now: number): Promise<ClaimedRun | undefined> {
   const [rows] = (await db.query(
     `UPDATE runs r SET status = 'running', started_at = $1, node_id = $2
        FROM notebooks n
@@ -33,7 +33,7 @@ export async function claimNextRun(db: Db, nodeId: string, now: number): Promise
 
 /** Records how a run ended; 0 when its record is gone (the notebook was deleted while it ran). */
 export async function recordRunOutcome(
-  db: Db,
+  db: Queryable,
   runId: string,
   outcome: RunOutcome,
   now: number,
@@ -48,7 +48,7 @@ export async function recordRunOutcome(
 }
 
 /** Runs still `running` that started before `startedBefore` end as failed with `error`. */
-export async function failStaleRuns(db: Db, startedBefore: number, error: string, now: number): Promise<void> {
+export async function failStaleRuns(db: Queryable, startedBefore: number, error: string, now: number): Promise<void> {
   await db.query(`UPDATE runs SET status = 'failed', error = $1, ended_at = $2 WHERE status = 'running' AND started_at < $3`, [
     error,
     now,
@@ -61,7 +61,7 @@ export async function failStaleRuns(db: Db, startedBefore: number, error: string
  * exactly one replica win. 1 when this call claimed it; 0 when it was claimed before, or the
  * notebook was deleted since it was read (nothing to run).
  */
-export async function claimSlot(db: Db, notebookId: string, module: string, slot: number, now: number): Promise<number> {
+export async function claimSlot(db: Queryable, notebookId: string, module: string, slot: number, now: number): Promise<number> {
   try {
     const inserted: unknown[] = await db.query(
       `INSERT INTO runs (run_id, notebook_id, module, slot_time, status, queued_at)

@@ -1,4 +1,4 @@
-import { energyMetrics, kwhToMwh, percentOfTotal, roleOfUnit } from "../../../services/ems/metrics";
+import { energyMetrics, kwhToMwh, percentOfTotal, roleOfUnit } from "../../../services/ems/energy";
 import { increasesByBucket, meansByBucket, mergeRollups, quarterOf, rollupReadings, type Rollup } from "../../../services/ems/rollup";
 
 const Q = 15 * 60_000;

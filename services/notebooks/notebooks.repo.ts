@@ -1,14 +1,14 @@
 /**
- * The queries of the notebooks table (who sees which, schedules), and the Notebook object of the
- * spec made from a row; runs.repo.ts holds those of the runs table. Raw parametrised SQL through
- * the DataSource's query(), no entities, as in every service.
+ * The SQL of the notebooks table: who sees which, the Notebook rows with what their runs tell,
+ * creation, renaming, deletion and the owners' records; schedules.repo.ts holds the schedule's
+ * columns, runs.repo.ts the runs table.
  */
 import type { DataSource, EntityManager } from "typeorm";
 import type { Principal } from "../../lib/access";
-import { executedName, relativePath } from "./names";
-import type { Day, Schedule } from "./schedule";
+import type { Day } from "./schedule";
 
-export type Db = DataSource | EntityManager;
+/** The database or one of its transactions: what a repo function takes first (runs.repo.ts and schedules.repo.ts too). */
+export type Queryable = DataSource | EntityManager;
 
 /** TypeORM answers an UPDATE or DELETE with [rows, affected]. */
 export type Affected<T = unknown> = [T[], number];
@@ -63,27 +63,6 @@ export interface NotebookWithRuns extends NotebookRow {
   last_error: string | null;
 }
 
-export type NotebookStatus = "Scheduled" | "Not Scheduled";
-
-export interface NotebookView {
-  notebook_id: string;
-  notebook_name: string;
-  status: NotebookStatus;
-  created_at: number;
-  updated_at: number;
-  created_by: string;
-  updated_by: string;
-  last_run: string | null;
-  no_of_runs: number;
-  schedule: { period: Day | null; until: string | null; time: string | null };
-  attributes: {
-    path: string;
-    executed_path: string | null;
-    last_run_status: string | null;
-    last_run_error: string | null;
-  };
-}
-
 /** Run counts are read from the run records, so they cannot drift from them. */
 const WITH_RUNS = `
   SELECT n.*, r.no_of_runs, r.last_run_at, l.status AS last_status, l.error AS last_error
@@ -96,50 +75,20 @@ const WITH_RUNS = `
       SELECT status, error FROM runs WHERE notebook_id = n.notebook_id ORDER BY queued_at DESC LIMIT 1
     ) l ON TRUE`;
 
-/** A schedule whose `until` has passed is over even before a scheduler tick clears it. */
-export function isScheduled(row: Pick<NotebookRow, "until_at">, now = Date.now()): boolean {
-  return row.until_at !== null && Number(row.until_at) >= now;
-}
-
-export function notebookView(row: NotebookWithRuns, now = Date.now()): NotebookView {
-  const scheduled = isScheduled(row, now);
-  const ran = row.last_status === "succeeded" || row.last_status === "failed" || row.no_of_runs > 0;
-  return {
-    notebook_id: row.notebook_id,
-    notebook_name: row.notebook_name,
-    status: scheduled ? "Scheduled" : "Not Scheduled",
-    created_at: Number(row.created_at),
-    updated_at: Number(row.updated_at),
-    created_by: row.created_by,
-    updated_by: row.updated_by,
-    last_run: row.last_run_at === null ? null : new Date(Number(row.last_run_at)).toISOString(),
-    no_of_runs: row.no_of_runs,
-    schedule: scheduled
-      ? { period: row.schedule_period, until: row.schedule_until, time: row.schedule_time }
-      : { period: null, until: null, time: null },
-    attributes: {
-      path: relativePath(row.owner, row.notebook_name),
-      executed_path: ran ? relativePath(row.owner, executedName(row.notebook_name)) : null,
-      last_run_status: row.last_status,
-      last_run_error: row.last_error,
-    },
-  };
-}
-
-export async function findVisible(db: Db, user: Principal, ids: string[]): Promise<NotebookRow[]> {
+export async function findVisible(db: Queryable, user: Principal, ids: string[]): Promise<NotebookRow[]> {
   if (ids.length === 0) return [];
   const v = visibleWhere(user, 2);
   return db.query(`SELECT n.* FROM notebooks n WHERE n.notebook_id = ANY($1::uuid[]) AND ${v.sql}`, [ids, ...v.params]);
 }
 
-export async function getVisible(db: Db, user: Principal, id: string): Promise<NotebookWithRuns | undefined> {
+export async function getVisible(db: Queryable, user: Principal, id: string): Promise<NotebookWithRuns | undefined> {
   const v = visibleWhere(user, 2);
   const rows: NotebookWithRuns[] = await db.query(`${WITH_RUNS} WHERE n.notebook_id = $1 AND ${v.sql}`, [id, ...v.params]);
   return rows[0];
 }
 
 export async function listVisible(
-  db: Db,
+  db: Queryable,
   user: Principal,
   page: { limit?: number; offset?: number },
 ): Promise<{ rows: NotebookWithRuns[]; total: number }> {
@@ -155,7 +104,7 @@ export async function listVisible(
   return { rows, total };
 }
 
-export async function countVisible(db: Db, user: Principal, now = Date.now()): Promise<{ total: number; scheduled: number }> {
+export async function countVisible(db: Queryable, user: Principal, now = Date.now()): Promise<{ total: number; scheduled: number }> {
   const v = visibleWhere(user, 2);
   const [row] = (await db.query(
     `SELECT count(*)::int AS total, count(*) FILTER (WHERE n.until_at >= $1)::int AS scheduled FROM notebooks n WHERE ${v.sql}`,
@@ -164,13 +113,13 @@ export async function countVisible(db: Db, user: Principal, now = Date.now()): P
   return row ?? { total: 0, scheduled: 0 };
 }
 
-export async function namesOf(db: Db, owner: string): Promise<Set<string>> {
+export async function namesOf(db: Queryable, owner: string): Promise<Set<string>> {
   const rows: { notebook_name: string }[] = await db.query(`SELECT notebook_name FROM notebooks WHERE owner = $1`, [owner]);
   return new Set(rows.map((r) => r.notebook_name));
 }
 
 export async function insertNotebook(
-  db: Db,
+  db: Queryable,
   nb: { notebook_id: string; owner: string; owner_since: number | null; site_id: string | null; plant_id: string | null; notebook_name: string; now: number },
 ): Promise<void> {
   await db.query(
@@ -180,30 +129,12 @@ export async function insertNotebook(
   );
 }
 
-export async function touch(db: Db, ids: string[], by: string, now: number): Promise<void> {
+export async function touch(db: Queryable, ids: string[], by: string, now: number): Promise<void> {
   await db.query(`UPDATE notebooks SET updated_at = $2, updated_by = $3 WHERE notebook_id = ANY($1::uuid[])`, [ids, now, by]);
 }
 
-export async function setSchedule(db: Db, ids: string[], s: Schedule, untilAt: number, by: string, now: number): Promise<void> {
-  await db.query(
-    `UPDATE notebooks SET schedule_period = $2, schedule_time = $3, schedule_until = $4, until_at = $5, scheduled_at = $6,
-            updated_at = $6, updated_by = $7
-      WHERE notebook_id = ANY($1::uuid[])`,
-    [ids, s.period, s.time, s.until, untilAt, now, by],
-  );
-}
-
-export async function clearSchedule(db: Db, ids: string[], by: string, now: number): Promise<void> {
-  await db.query(
-    `UPDATE notebooks SET schedule_period = NULL, schedule_time = NULL, schedule_until = NULL, until_at = NULL,
-            scheduled_at = NULL, updated_at = $2, updated_by = $3
-      WHERE notebook_id = ANY($1::uuid[])`,
-    [ids, now, by],
-  );
-}
-
 /** The number of notebook rows deleted (0: another request deleted it first). */
-export async function deleteNotebook(db: Db, id: string): Promise<number> {
+export async function deleteNotebook(db: Queryable, id: string): Promise<number> {
   const [, affected] = (await db.query(`DELETE FROM notebooks WHERE notebook_id = $1`, [id])) as Affected;
   return affected;
 }
@@ -242,32 +173,8 @@ export async function renameLocked(
   });
 }
 
-export interface ScheduledRow {
-  notebook_id: string;
-  schedule_period: Day | null;
-  schedule_time: string;
-  schedule_until: string;
-  scheduled_at: string;
-}
-
-export async function scheduledNotebooks(db: Db): Promise<ScheduledRow[]> {
-  return db.query(
-    `SELECT notebook_id, schedule_period, schedule_time, schedule_until, scheduled_at FROM notebooks WHERE until_at IS NOT NULL`,
-  );
-}
-
-/** Schedules whose `until` is before `now` are cleared: those notebooks are Not Scheduled. */
-export async function expireSchedules(db: Db, now: number): Promise<number> {
-  const [, expired] = (await db.query(
-    `UPDATE notebooks SET schedule_period = NULL, schedule_time = NULL, schedule_until = NULL, until_at = NULL, scheduled_at = NULL
-      WHERE until_at < $1`,
-    [now],
-  )) as Affected;
-  return expired;
-}
-
 /** The owners of notebooks, each with the user records its notebooks belong to (null: not known). */
-export async function owners(db: Db): Promise<{ owner: string; owner_since: string | null }[]> {
+export async function owners(db: Queryable): Promise<{ owner: string; owner_since: string | null }[]> {
   return db.query(`SELECT DISTINCT owner, owner_since FROM notebooks ORDER BY owner`);
 }
 
@@ -277,7 +184,7 @@ export async function owners(db: Db): Promise<{ owner: string; owner_since: stri
  * is not known when `unknownToo`; answers what was deleted and whether others of the name remain.
  */
 export async function deleteOwnerNotebooks(
-  db: Db,
+  db: Queryable,
   owner: string,
   until: number | null,
   unknownToo: boolean,

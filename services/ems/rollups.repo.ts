@@ -1,13 +1,15 @@
-/** ems's queries on its own schema. */
+/**
+ * The SQL of the rollups: the energy tags' readings as received, their quarter-hour rollups, the
+ * local-day rows of each monitor's zone, and retention's marks.
+ */
 import type { DataSource, EntityManager } from "typeorm";
+import type { Queryable } from "./port";
 import { rollupReadings, type Reading, type Rollup } from "./rollup";
 import { bucketStart, bucketStarts, nextBucket } from "./time";
 
-type Db = DataSource | EntityManager;
-
 /** The counter's increase within a quarter-hour row plus the step from the row before it (rollup.ts's rules, in SQL). */
-const INCREASE_SQL = `CASE WHEN last_value >= first_value THEN last_value - first_value ELSE max - first_value + last_value END`;
-const STEP_SQL = `CASE WHEN lag(last_value) OVER w IS NULL THEN 0
+export const INCREASE_SQL = `CASE WHEN last_value >= first_value THEN last_value - first_value ELSE max - first_value + last_value END`;
+export const STEP_SQL = `CASE WHEN lag(last_value) OVER w IS NULL THEN 0
                        WHEN first_value >= lag(last_value) OVER w THEN first_value - lag(last_value) OVER w
                        ELSE first_value END`;
 
@@ -117,76 +119,8 @@ async function refoldAllDays(tx: EntityManager, monitorId: string, tz: string): 
   );
 }
 
-/** Per monitor, tag and trend bucket: the counter's increase (rollup.ts's rules) and the readings' count and sum. */
-export interface BucketAggregate {
-  monitor_id: string;
-  tag_id: string;
-  /** Index into the trend buckets' starts. */
-  i: number;
-  increase: number;
-  n: number;
-  sum: number;
-}
-
-/**
- * The monitors' tags in [starts[0], end), folded into the trend buckets that begin at `starts`,
- * in the database: one row a bucket comes back, however long the range. With `days` (trend
- * buckets made of whole local days of `days.tz`), the whole days in the range are read from the
- * daily rows of the monitors whose daily rows are in that zone, and the rest from the quarter
- * hours. The increase is each segment's own (rollup.ts's rules) plus the step from the segment
- * before it; the e2e tests hold it to the pure reference.
- */
-export async function aggregate(
-  db: Db,
-  monitorIds: string[],
-  tagIds: string[],
-  starts: number[],
-  end: number,
-  days?: { tz: string },
-): Promise<BucketAggregate[]> {
-  if (monitorIds.length === 0 || tagIds.length === 0 || starts.length === 0) return [];
-  const start = starts[0];
-  let dayFrom = end;
-  let dayTo = end;
-  let zoned: string[] = [];
-  if (days) {
-    const first = bucketStart(start, "daily", days.tz);
-    dayFrom = first === start ? start : nextBucket(first, "daily", days.tz);
-    dayTo = bucketStart(end, "daily", days.tz);
-    if (dayFrom < dayTo) {
-      const rows: { monitor_id: string }[] = await db.query(
-        `SELECT monitor_id::text FROM monitor_zones WHERE monitor_id = ANY($1::uuid[]) AND tz = $2`,
-        [monitorIds, days.tz],
-      );
-      zoned = rows.map((r) => r.monitor_id);
-    } else {
-      dayFrom = dayTo = end;
-    }
-  }
-  const unzoned = monitorIds.filter((m) => !zoned.includes(m));
-  const quarter = (monitors: number, from: number, to: number) =>
-    `SELECT monitor_id, tag_id, bucket, n, sum, first_value, last_value, ${INCREASE_SQL} AS within
-       FROM rollups WHERE monitor_id = ANY($${monitors}::uuid[]) AND tag_id = ANY($3::text[]) AND bucket >= $${from} AND bucket < $${to}`;
-  return db.query(
-    `WITH seg AS (
-       ${quarter(1, 5, 6)}
-       UNION ALL ${quarter(2, 5, 7)}
-       UNION ALL ${quarter(2, 8, 6)}
-       UNION ALL
-       SELECT monitor_id, tag_id, day, n, sum, first_value, last_value, increase
-         FROM rollups_daily WHERE monitor_id = ANY($2::uuid[]) AND tz = $9 AND tag_id = ANY($3::text[]) AND day >= $7 AND day < $8
-     ), r AS (
-       SELECT monitor_id, tag_id, bucket, n, sum, within + ${STEP_SQL} AS increase
-         FROM seg WINDOW w AS (PARTITION BY monitor_id, tag_id ORDER BY bucket))
-     SELECT monitor_id::text, tag_id, width_bucket(bucket, $4::bigint[]) - 1 AS i,
-            sum(increase) AS increase, sum(n)::float8 AS n, sum(sum) AS sum
-       FROM r GROUP BY 1, 2, 3`,
-    [unzoned, zoned, tagIds, starts, start, end, dayFrom, dayTo, days?.tz ?? ""],
-  );
-}
-
 /** The monitors ems keeps readings of: each has its zone row from its first readings' transaction on. */
-export async function readingMonitors(db: Db): Promise<string[]> {
+export async function readingMonitors(db: Queryable): Promise<string[]> {
   const rows: { monitor_id: string }[] = await db.query(`SELECT monitor_id::text FROM monitor_zones ORDER BY monitor_id`);
   return rows.map((r) => r.monitor_id);
 }
@@ -209,7 +143,7 @@ export async function deleteReadingsBefore(db: DataSource, monitor_id: string, b
   });
 }
 
-export async function forgetMonitor(db: Db, monitor_id: string): Promise<void> {
+export async function forgetMonitor(db: Queryable, monitor_id: string): Promise<void> {
   await db.query(`DELETE FROM retained_from WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM rollups_daily WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM monitor_zones WHERE monitor_id = $1`, [monitor_id]);

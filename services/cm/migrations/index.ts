@@ -1,0 +1,5 @@
+/** cm's migrations in the order they run; a migration's name is what the database recorded, never changed. */
+import { spectraLatestEvents } from "./0001-spectra-latest-events";
+import { jobs } from "./0002-jobs";
+
+export const migrations = [spectraLatestEvents, jobs];

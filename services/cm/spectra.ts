@@ -1,0 +1,144 @@
+/**
+ * The spectra: each capture's spectrum and peaks, computed once when it arrives, read back by
+ * the FFT operations in the caller's scope, and dropped by the daily retention run.
+ */
+import { DomainError } from "../../lib/errors";
+import { parseIsoDate } from "../../lib/time";
+import { EPOCH_MS } from "../../lib/validation";
+import type { WaveformMessage } from "../pipelines/contract";
+import { MSG } from "./messages";
+import { monitorOrFail } from "./monitors";
+import { findPeaks, fundamentalFrequency } from "./peaks";
+import type { CmPort } from "./port";
+import * as spectra from "./spectra.repo";
+import { amplitudeSpectrum, decodeAmplitudes, encodeAmplitudes } from "./spectrum";
+import { diagnoseMonitor, peaksView, rotatingSpeedOf, spectrumView } from "./views";
+
+/** The answer header naming the time (epoch ms) of the capture a peaks or spectrum read answers with. */
+export const CAPTURE_TIMESTAMP_HEADER = "X-Capture-Timestamp";
+
+/** What cm keeps of a capture of the `waveforms` stream (and what `ingest.waveform` takes). */
+export type Waveform = Pick<WaveformMessage, "monitor_id" | "tag" | "axis" | "ts" | "sample_rate_hz" | "samples">;
+
+/** The query that names one capture. */
+export interface CaptureParams {
+  monitor_id: string;
+  tag: string;
+  axis: string;
+  timestamp: number;
+  nearest?: "true" | "false";
+}
+
+export interface TimestampsParams {
+  monitor_id: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+
+/** A capture of the `waveforms` stream (or `ingest.waveform`): its spectrum and peaks, stored once. */
+export function storeWaveform(port: CmPort, w: Waveform): Promise<boolean> {
+  const { df, amplitudes } = amplitudeSpectrum(w.samples, w.sample_rate_hz);
+  return spectra.insertSpectrum(port.db, {
+    monitor_id: w.monitor_id,
+    tag: w.tag,
+    axis: w.axis,
+    ts: w.ts,
+    sample_rate_hz: w.sample_rate_hz,
+    samples: w.samples.length,
+    df,
+    amplitudes: encodeAmplitudes(amplitudes),
+    peaks: findPeaks(amplitudes, df),
+  });
+}
+
+/**
+ * The capture the query names: at exactly `timestamp`, or with nearest=true the nearest one. Its
+ * time goes in the X-Capture-Timestamp header whenever there is one (exact reads too, so a client
+ * reads the header the same way either way); none, no header.
+ */
+async function captureOf(port: CmPort, params: CaptureParams, monitor_id: string): Promise<spectra.SpectrumRow | undefined> {
+  const { tag, axis, timestamp, nearest } = params;
+  const s =
+    nearest === "true"
+      ? await spectra.spectrumNearest(port.db, monitor_id, tag, axis, timestamp)
+      : await spectra.spectrumAt(port.db, monitor_id, tag, axis, timestamp);
+  if (s) port.setHeader(CAPTURE_TIMESTAMP_HEADER, String(s.ts));
+  return s;
+}
+
+/** Op 67: the capture's peaks, each with the running speed it is read against. */
+export async function capturePeaks(port: CmPort, params: CaptureParams) {
+  const monitor = await monitorOrFail(port, params.monitor_id);
+  if (monitor.asset_id && !monitor.asset_attributes) throw new DomainError(400, MSG.invalidAssetId);
+  const s = await captureOf(port, params, monitor.monitor_id);
+  if (!s) return [];
+  return peaksView(s.peaks, fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor)));
+}
+
+/** Op 68: per monitor of the asset with captures, the faults its latest spectra show. */
+export async function faultSummary(port: CmPort, asset_id: string) {
+  const asset = await port.config.visibleAsset(asset_id);
+  if (!asset) throw new DomainError(400, MSG.invalidAssetId);
+  const monitors = await port.config.resolveMonitors(await port.config.monitorIds({ asset_id: asset.asset_id }));
+  const latest = await spectra.latestSpectra(port.db, [...monitors.keys()]);
+  return [...monitors.values()]
+    .map((m) => diagnoseMonitor(m, latest.filter((s) => s.monitor_id === m.monitor_id)))
+    .filter((d) => d !== undefined)
+    .map(({ monitor_name, summary, Timestamp }) => ({ monitor_name, summary, Timestamp }));
+}
+
+/** Op 69: the capture's spectrum, one point a bin, its peaks flagged. */
+export async function captureSpectrum(port: CmPort, params: CaptureParams) {
+  const monitor = await monitorOrFail(port, params.monitor_id);
+  const s = await captureOf(port, params, monitor.monitor_id);
+  if (!s) return [];
+  return spectrumView(decodeAmplitudes(s.amplitudes), s.df, s.peaks);
+}
+
+/**
+ * A `from`/`to` of the timestamps read: ISO 8601 as every from/to of the API, or epoch ms in
+ * digits, the form this operation answers in and `timestamp` takes (a client continues from the
+ * last time it was given). Undefined when it is neither.
+ */
+export function captureTimeOf(text: string): number | undefined {
+  if (/^\d+$/.test(text)) {
+    const ms = Number(text);
+    return ms <= EPOCH_MS.max ? ms : undefined;
+  }
+  return parseIsoDate(text);
+}
+
+/** `from` and `to` in epoch ms, each where given; a reversed range is a wrong `from`. */
+function captureRangeOf(params: Pick<TimestampsParams, "from" | "to">): { from?: number; to?: number } {
+  const range: { from?: number; to?: number } = {};
+  for (const key of ["from", "to"] as const) {
+    const raw = params[key];
+    if (raw === undefined) continue;
+    const ms = captureTimeOf(raw);
+    if (ms === undefined) throw new DomainError(400, MSG.invalidDateFormat, key);
+    range[key] = ms;
+  }
+  if (range.from !== undefined && range.to !== undefined && range.from > range.to) throw new DomainError(400, MSG.invalidInput("from"), "from");
+  return range;
+}
+
+/** Op 70: the times the monitor has captures at, ascending. */
+export async function captureTimestamps(port: CmPort, params: TimestampsParams): Promise<number[]> {
+  const range = captureRangeOf(params);
+  const monitor = await monitorOrFail(port, params.monitor_id);
+  return spectra.spectrumTimestamps(port.db, monitor.monitor_id, { ...range, limit: params.limit });
+}
+
+/**
+ * The daily retention run: spectra older than their site's retention go. Latest values stay (they
+ * are the latest), and so do events (an open one is current, closed ones are a few rows an asset).
+ */
+export async function deleteOldSpectra(port: CmPort, now: number): Promise<{ deleted: number }> {
+  let deleted = 0;
+  for (const cutoff of await port.config.retentionCutoffs(await spectra.spectraMonitors(port.db), now)) {
+    deleted += await spectra.deleteSpectraBefore(port.db, cutoff.monitor_ids, cutoff.before);
+  }
+  if (deleted) port.logger.info(`retention: deleted ${deleted} spectra`);
+  return { deleted };
+}
