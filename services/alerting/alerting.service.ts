@@ -12,7 +12,7 @@
  * - contract.ts: the alerts stream it publishes (through the stream mixin's outbox) for the notifier;
  * - domain: watchers.ts (body, checks, system triggers), evaluator.ts (the rule), evaluation.ts
  *   (a batch in one transaction), alerts.ts, trend.ts, time.ts;
- * - repo.ts: all of the service's SQL; openapi.ts: its resources as the docs show them.
+ * - *.repo.ts: the SQL, one file per resource; openapi.ts: its resources as the docs show them.
  */
 import type { ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { AUDIT_STREAM } from "../../lib/audit";
@@ -32,7 +32,7 @@ import { LIFECYCLE_SCHEMAS } from "./lifecycle.openapi";
 import { CLOCK_FLUSH_MS, LIVE_ACTIONS, LIVE_METHODS, READINGS_STREAM } from "./live";
 import { migrations } from "./migrations";
 import { ALERTING_SCHEMAS } from "./openapi";
-import * as repo from "./repo";
+import { hiddenGatewaysWatching } from "./watchers.repo";
 import { SUPPRESSION_ACTIONS } from "./suppressions.actions";
 import { SUPPRESSION_SCHEMAS } from "./suppressions.openapi";
 import { WATCHER_ACTIONS } from "./watchers.actions";
@@ -44,7 +44,7 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
 } = {
   name: "alerting",
   // The stream mixin first: the database opens before the consumer starts and closes after it stops.
-  // Its outbox publishes the alerts stream (OUTBOX_SQL in migrations.ts).
+  // Its outbox publishes the alerts stream (OUTBOX_SQL in migrations/0003-alerts-stream.ts).
   mixins: [PeriodicMixin(), StreamMixin({ outbox: true, batched: [AUDIT_STREAM] }), DbMixin({ schema: "alerting", migrations })],
   settings: { openapi: { schemas: { ...ALERTING_SCHEMAS, ...KPI_SCHEMAS, ...SUPPRESSION_SCHEMAS, ...LIFECYCLE_SCHEMAS } } },
   streams: READINGS_STREAM,
@@ -99,7 +99,7 @@ const AlertingService: ServiceSchema<ServiceSettingSchema, AlertingMethods, Aler
     },
     "config.monitor.updated": {
       async handler(ctx: Ctx<MonitorEvent>) {
-        for (const gateway_id of await repo.hiddenGatewaysWatching(this.db, ctx.params.monitor_id)) {
+        for (const gateway_id of await hiddenGatewaysWatching(this.db, ctx.params.monitor_id)) {
           await this.syncSystemWatcher(ctx, gateway_id, ctx.params.monitor_id);
         }
       },

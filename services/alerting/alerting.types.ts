@@ -14,8 +14,10 @@ import type { ResolvedPipeline } from "../pipelines/contract";
 import type { AlertingStreams } from "./contract";
 import type { BatchOutcome, Describer } from "./evaluation";
 import type { Reading } from "./evaluator";
-import type { SeriesClock, Transactional } from "./repo";
-import type { WatcherBody, WatcherRow, WatcherView } from "./watchers";
+import type { Transactional } from "./sql";
+import type { SeriesClock } from "./triggers.repo";
+import type { WatcherBody, WatcherView } from "./watchers";
+import type { WatcherRow } from "./watchers.repo";
 
 /** The gateway's meta; events and other services' calls carry no user (they act for the system). */
 export type Ctx<P = Record<string, unknown>> = Context<P, Partial<RequestMeta>>;

@@ -1,7 +1,7 @@
 /**
  * The alert operations: count by class, list, trend, and adding a note. Each action carries its
  * route and docs (`http`), its params and a short handler; views and buckets are in alerts.ts
- * and trend.ts, the SQL in repo.ts.
+ * and trend.ts, the SQL in alerts.repo.ts.
  */
 import { inScope } from "../../lib/access";
 import { auditedWrite } from "../../lib/audit";
@@ -14,7 +14,7 @@ import { alertChange, alertView } from "./alerts";
 import { ALERT_FILTER_FIELDS, ALERT_FILTER_PARAMS, alertFilter, PLACE_ERRORS, type AlertFilterParams } from "./alerts.filters";
 import { MSG } from "./messages";
 import { EXAMPLE_ALERT, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
-import * as repo from "./repo";
+import * as repo from "./alerts.repo";
 import { severityKey } from "./severity";
 import { rangeOf, type Range } from "./time";
 import { bucketCount, MAX_BUCKETS, trendOf } from "./trend";

@@ -10,11 +10,14 @@ import { isId } from "../../lib/ids";
 import { MAX_TEXT } from "../../lib/validation";
 import { authClient } from "../auth/contract";
 import type { AlertingActions, AlertingThis, Ctx } from "./alerting.types";
-import { alertChange, alertView, lifecycleOf, type AlertRow } from "./alerts";
+import { alertChange, alertView, lifecycleOf } from "./alerts";
 import { mayShelve, SHELVE_MAX_MINUTES, SHELVE_REASON_MAX, transition, type Actor, type HistoryEntry, type LifecycleAction } from "./lifecycle";
 import { MSG } from "./messages";
 import { EXAMPLE_ALERT } from "./openapi";
-import * as repo from "./repo";
+import * as repo from "./alerts.repo";
+import type { AlertRow } from "./alerts.repo";
+import { scheduleShelfEnd } from "./followups.repo";
+import { addHistory, alertHistory } from "./history.repo";
 import { isoWithOffset } from "./time";
 
 const NOTE_MAX = 4000;
@@ -52,7 +55,8 @@ async function act(self: AlertingThis, ctx: Ctx, alert_id: string, action: Lifec
     const t = transition(lifecycleOf(row), action, actorOf(ctx), Date.now());
     if (t.kind === "refused") throw new DomainError(403, MSG.unauthorizedOperation);
     if (t.kind === "changed") {
-      await repo.writeLifecycle(tx, alert_id, t.state, t.entry);
+      await repo.writeLifecycle(tx, alert_id, t.state);
+      await addHistory(tx, alert_id, t.entry);
       if (action.action !== "close") {
         const before = lifecycleOf(row);
         const changes: AuditChange["changes"] = {};
@@ -68,7 +72,7 @@ async function act(self: AlertingThis, ctx: Ctx, alert_id: string, action: Lifec
     }
     // A shelf's end is due when it ends (followups.ts); unshelving by hand cancels it.
     if (t.kind === "changed" && (t.entry.action === "shelved" || t.entry.action === "unshelved")) {
-      await repo.scheduleShelfEnd(tx, alert_id, t.entry.action === "shelved" ? t.state.shelved_until : null);
+      await scheduleShelfEnd(tx, alert_id, t.entry.action === "shelved" ? t.state.shelved_until : null);
     }
   });
 }
@@ -103,7 +107,7 @@ export const LIFECYCLE_ACTIONS: AlertingActions = {
     params: { alert_id: alertId },
     async handler(ctx: Ctx<{ alert_id: string }>) {
       const row = await alertInScope(this, ctx, ctx.params.alert_id);
-      const history = await repo.alertHistory(this.db, row.alert_id);
+      const history = await alertHistory(this.db, row.alert_id);
       return { ...alertView(row), history: history.map(historyView) };
     },
   },

@@ -1,39 +1,9 @@
 /** Alerts as stored and as the API shows them (spec: Alert). Pure. */
 import type { AuditAction, AuditChange } from "../../lib/audit";
+import type { AlertRow } from "./alerts.repo";
 import { isShelved, type AckState, type LifecycleState } from "./lifecycle";
 import { severityName, type SeverityName } from "./severity";
 import { isoWithOffset } from "./time";
-
-export interface AlertRow {
-  alert_id: string;
-  watcher_id: string;
-  watcher_name: string;
-  trigger_id: string;
-  trigger_name: string;
-  is_hidden: number;
-  function_id: string | null;
-  plant_id: string;
-  site_id: string;
-  asset_id: string | null;
-  asset: string;
-  monitor_id: string;
-  monitor: string;
-  tag: Record<string, string>;
-  type_of_data: string;
-  severity: number;
-  state: "active" | "closed";
-  start_ts: string | number;
-  end_ts: string | number | null;
-  note: string;
-  // Alarm management (docs/api-tour.md); times epoch ms (bigint, read as text).
-  ack_state: AckState;
-  acked_by: string | null;
-  acked_at: string | number | null;
-  shelved_until: string | number | null;
-  assignee: string | null;
-  suppressed: boolean;
-  reason: "condition" | "no_data";
-}
 
 /** An alert's audit entry: what an operator changed of it (lifecycle fields, note, the words given). */
 export const alertChange = (

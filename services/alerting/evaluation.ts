@@ -13,38 +13,25 @@
  *
  * A batch delivered twice, or to two replicas at once, opens each alert exactly once: the state
  * is read and written under the row lock, and the evaluator ignores a reading no newer than the
- * last one its condition took. The statements themselves are in repo.ts.
+ * last one its condition took. The statements themselves are in the *.repo.ts files.
  */
 import { newId } from "../../lib/ids";
-import {
-  addHistory,
-  advanceClocks,
-  batchState,
-  closeNoDataAlerts,
-  closeTriggerAlert,
-  heardFrom,
-  insertAlert,
-  insertFollowups,
-  lockTriggers,
-  suppressionWindows,
-  watchersById,
-  writeTriggerStates,
-  type SeriesClock,
-  type Sql,
-  type Transactional,
-  type TriggerRow,
-} from "./repo";
+import { closeNoDataAlerts, closeTriggerAlert, insertAlert } from "./alerts.repo";
+import { insertFollowups } from "./followups.repo";
+import { addHistory } from "./history.repo";
+import { heardFrom } from "./nodata.repo";
+import type { Queryable, Transactional } from "./sql";
+import { suppressionWindows } from "./suppressions.repo";
+import { advanceClocks, batchState, lockTriggers, writeTriggerStates, type SeriesClock, type TriggerRow } from "./triggers.repo";
+import { watchersById, type WatcherRow } from "./watchers.repo";
 import { holdingConditions, step, type ConditionRule, type Reading, type TriggerState } from "./evaluator";
-import type { NotifyTo, WatcherRow } from "./watchers";
 import { severityName } from "./severity";
 import { isoWithOffset } from "./time";
 import { typeOfData } from "./alerts";
 import type { ResolvedMonitor } from "../config/contract";
-import type { AlertCondition, AlertOpened } from "./contract";
+import type { AlertCondition, AlertOpened, NotifyTo } from "./contract";
 import { followupRule, openingFollowups } from "./followups";
 import { silentConditions } from "./nodata";
-
-export type { SeriesClock, Transactional } from "./repo";
 
 /** What an opening needs to know of the world, asked of other services (cached there). */
 export interface Describer {
@@ -68,7 +55,7 @@ export interface BatchOutcome {
  * Stages an opened alert's notice inside the transaction that opens it, so the alert and its
  * notice commit together (the stream layer's outbox; see live.ts).
  */
-export type NoticeSink = (tx: Sql, alert: AlertOpened) => Promise<void>;
+export type NoticeSink = (tx: Queryable, alert: AlertOpened) => Promise<void>;
 
 const seriesKey = (monitor_id: string, tag_id: string): string => `${monitor_id}\u0000${tag_id}`;
 
@@ -123,7 +110,7 @@ function newestOf(bySeries: Map<string, Reading[]>): SeriesClock[] {
  * state); without, to a buffer the caller writes a little later. Losing the buffer in a crash is
  * harmless: those batches changed no state, so evaluated again they change none either.
  */
-export type ClockSink = (clocks: SeriesClock[], tx: Sql | null) => Promise<void> | void;
+export type ClockSink = (clocks: SeriesClock[], tx: Queryable | null) => Promise<void> | void;
 
 export async function evaluateBatch(
   db: Transactional,
@@ -213,7 +200,7 @@ export async function evaluateBatch(
 }
 
 /** A batch's series heard at arrival: due again, and the no_data alerts of silences they ended closed. */
-async function heard(db: Sql, bySeries: Map<string, Reading[]>): Promise<AlertClosed[]> {
+async function heard(db: Queryable, bySeries: Map<string, Reading[]>): Promise<AlertClosed[]> {
   const now = Date.now();
   const series = [...bySeries.values()].map((l) => l[0]);
   const ended = await heardFrom(
@@ -239,7 +226,7 @@ export interface Silence {
  * (names, suppression windows, notice staged, follow-ups); a trigger with an active no_data alert
  * already opens none (its unique index). Answers the alerts opened.
  */
-export async function openNoDataAlerts(tx: Sql, silences: Silence[], describe: Describer, notices: NoticeSink): Promise<AlertOpened[]> {
+export async function openNoDataAlerts(tx: Queryable, silences: Silence[], describe: Describer, notices: NoticeSink): Promise<AlertOpened[]> {
   if (silences.length === 0) return [];
   const context = await openingContext(tx, silences.map((s) => s.t), describe, Math.min(...silences.map((s) => s.start)));
   const opened: AlertOpened[] = [];
@@ -265,7 +252,7 @@ interface OpeningContext {
   windows: { watcher_id: string; from: number; to: number }[];
 }
 
-async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describer, since: number): Promise<OpeningContext> {
+async function openingContext(tx: Queryable, triggers: TriggerRow[], describe: Describer, since: number): Promise<OpeningContext> {
   const watcherIds = [...new Set(triggers.map((t) => t.watcher_id))];
   const watchers = await watchersById(tx, watcherIds);
   const windows = await suppressionWindows(tx, watcherIds, since);
@@ -284,7 +271,7 @@ async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describ
 }
 
 async function openAlert(
-  tx: Sql,
+  tx: Queryable,
   t: TriggerRow,
   start: number,
   holding: { rule: ConditionRule; value: number | null }[],

@@ -9,7 +9,8 @@
 import type { AlertingThis } from "./alerting.types";
 import { STREAMS, type AlertOpened } from "./contract";
 import { decide, reachesAnyone, type Decision } from "./followups";
-import * as repo from "./repo";
+import * as repo from "./followups.repo";
+import { addHistory } from "./history.repo";
 
 /** How often due follow-ups are looked for: a renotify or escalation is sent at most this late. */
 export const FOLLOWUP_MS = 1000;
@@ -38,7 +39,7 @@ export async function sendDueFollowups(self: AlertingThis, now = Date.now()): Pr
         await self.streams.stage(tx, STREAMS.alerts, `${due.followup.alert_id}:${d.followup}`, notice, due.watcher_id);
         n++;
       }
-      await repo.addHistory(tx, due.followup.alert_id, { at: now, by: null, action: d.history, detail: historyDetail(d, notice) });
+      await addHistory(tx, due.followup.alert_id, { at: now, by: null, action: d.history, detail: historyDetail(d, notice) });
       await repo.finishFollowup(tx, due.followup, d.next_due, true);
     }
     return n;

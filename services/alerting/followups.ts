@@ -4,36 +4,14 @@
  * (still unacknowledged `after` the opening: notify the tier's people, once), and the end of a
  * shelf (an alert still active when its shelf ends is notified again, once). Each is a due time
  * kept in `alert_followups`, written when the alert opens (or is shelved) in that transaction, and
- * claimed by one replica's job when due (repo.ts `claimDueFollowups`), so a restart forgets none
+ * claimed by one replica's job when due (followups.repo.ts `claimDueFollowups`), so a restart forgets none
  * and two replicas send none twice. This module decides what a due follow-up does.
  */
 import { parseDuration } from "./duration";
+import type { AlertStanding, Followup } from "./followups.repo";
 import { isShelved } from "./lifecycle";
-import type { NotifyTo, TriggerBody } from "./watchers";
-
-export type FollowupKind = "renotify" | "escalation" | "shelf";
-
-/** A follow-up as stored. `sent`: how many times it was sent already. */
-export interface Followup {
-  alert_id: string;
-  kind: FollowupKind;
-  /** 0 for renotify and shelf; the escalation tier, from 1. */
-  tier: number;
-  due_at: number;
-  /** renotify: its period. */
-  every_ms: number | null;
-  /** escalation: the tier's people and media; otherwise the trigger's (the opening notice's). */
-  notify_to: NotifyTo | null;
-  sent: number;
-}
-
-/** What a follow-up needs to know of its alert when it is due. */
-export interface AlertStanding {
-  state: "active" | "closed";
-  ack_state: "unacknowledged" | "acknowledged";
-  shelved_until: number | null;
-  suppressed: boolean;
-}
+import type { NotifyTo } from "./contract";
+import type { TriggerBody } from "./triggers";
 
 export type Decision =
   /** Send now: `followup` is the notice's key part (the notifier's idempotency key), `next_due` null when done. */

@@ -12,7 +12,7 @@ import { kpiOf, kpiRange } from "./kpi";
 import { EXAMPLE_KPI } from "./kpi.openapi";
 import { kpiRows, type PlaceColumn } from "./kpi.repo";
 import { MSG } from "./messages";
-import { transactional } from "./repo";
+import { transactional } from "./sql";
 import { FUNCTION_FIELD } from "./openapi";
 
 const text = { type: "string", max: MAX_TEXT, optional: true } as const;

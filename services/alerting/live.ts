@@ -2,7 +2,7 @@
  * The live side of alerting: the readings stream's consumer, the evaluation of a batch against
  * every enabled trigger (evaluation.ts), the series clocks written in bulk, and the notices of
  * opened alerts staged on the alerts stream (contract.ts) for the notifier. The schema lists
- * these; the rules live in evaluator.ts and evaluation.ts, the SQL in repo.ts.
+ * these; the rules live in evaluator.ts and evaluation.ts, the SQL in the *.repo.ts files.
  */
 import type { Context } from "moleculer";
 import { countDomain } from "../../lib/metrics";
@@ -14,7 +14,8 @@ import type { AlertingActions, AlertingThis, LiveMethods } from "./alerting.type
 import { evaluateBatch, type BatchOutcome, type NoticeSink } from "./evaluation";
 import type { Reading } from "./evaluator";
 import { resolveGateway } from "./lookups";
-import { advanceClocks, transactional, type SeriesClock, type Sql } from "./repo";
+import { transactional, type Queryable } from "./sql";
+import { advanceClocks, type SeriesClock } from "./triggers.repo";
 import { STREAMS } from "./contract";
 
 /** Series clocks of batches that changed no state are written this often. */
@@ -89,7 +90,7 @@ export const LIVE_METHODS: LiveMethods & ThisType<AlertingThis> = {
   /** `buffered`: the clocks of a batch that changed nothing are written with the next flush (the stream path). */
   async evaluate(readings: Reading[], buffered = false) {
     const sink = buffered
-      ? (clocks: SeriesClock[], tx: Sql | null) => {
+      ? (clocks: SeriesClock[], tx: Queryable | null) => {
           if (tx) return advanceClocks(tx, clocks);
           keepClocks(this.pendingClocks, clocks);
         }

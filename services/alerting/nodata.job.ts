@@ -12,8 +12,10 @@ import type { AlertingThis } from "./alerting.types";
 import { STREAMS } from "./contract";
 import { openNoDataAlerts, type NoticeSink, type Silence } from "./evaluation";
 import { resolveGateway } from "./lookups";
-import { decideSilence, type WatchedSeries } from "./nodata";
-import * as repo from "./repo";
+import { decideSilence } from "./nodata";
+import * as repo from "./nodata.repo";
+import type { WatchedSeries } from "./nodata.repo";
+import { triggerRows } from "./triggers.repo";
 
 /** How often silent series are looked for: a no_data alert opens at most this late. */
 export const NO_DATA_TICK_MS = 1000;
@@ -55,7 +57,7 @@ export async function openSilentAlerts(self: AlertingThis, now = Date.now()): Pr
     await repo.settleSeries(tx, settled);
     if (silences.size === 0) return [];
     const keys = [...silences.values()].map((x) => x.series[0]);
-    const rows = new Map((await repo.triggerRows(tx, keys)).map((t) => [`${t.watcher_id}\u0000${t.trigger_id}`, t]));
+    const rows = new Map((await triggerRows(tx, keys)).map((t) => [`${t.watcher_id}\u0000${t.trigger_id}`, t]));
     const list: Silence[] = [];
     // In key order: two replicas' openings on one trigger queue on its unique index, never cross.
     for (const [key, x] of [...silences.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

@@ -8,22 +8,10 @@
  * starting, in error, or unknown to alerting) is not expected to send: the silence is counted again
  * from now, so a pipeline just started gets a whole `no_data` before its first reading is missed.
  * The next reading of a silent series closes the alert once none of the trigger's series is silent.
- * The state lives in `no_data_series` (repo.ts); the job is nodata.job.ts.
+ * The state lives in `no_data_series` (nodata.repo.ts); the job is nodata.job.ts.
  */
 import type { ConditionRule, TriggerRule } from "./evaluator";
-
-/** A series of a trigger as the no_data job sees it (times epoch ms). */
-export interface WatchedSeries {
-  watcher_id: string;
-  trigger_id: string;
-  monitor_id: string;
-  tag_id: string;
-  no_data_ms: number;
-  last_seen: number;
-  due_at: number;
-  /** The watcher's gateway: the pipeline whose status counts. */
-  gateway_id: string;
-}
+import type { WatchedSeries } from "./nodata.repo";
 
 export type SilenceDecision =
   /** Silent while running: open the trigger's no_data alert, started at `start`. */

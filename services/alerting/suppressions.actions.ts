@@ -1,7 +1,7 @@
 /**
  * Maintenance windows of a watcher (docs/api-tour.md, "Alarm management"): add one, remove one. Who
  * may: as for a watcher update. The watcher fetch shows them (watchers.actions.ts); evaluation.ts
- * suppresses the alerts that open inside one. Rules in suppressions.ts, SQL in repo.ts.
+ * suppresses the alerts that open inside one. Rules in suppressions.ts, SQL in suppressions.repo.ts.
  */
 import { requireWrite } from "../../lib/access";
 import { auditedWrite, diff, type AuditChange } from "../../lib/audit";
@@ -11,10 +11,10 @@ import { MAX_TEXT } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
 import { MSG } from "./messages";
 import { EXAMPLE_WATCHER } from "./openapi";
-import * as repo from "./repo";
+import * as repo from "./suppressions.repo";
 import { EXAMPLE_SUPPRESSION } from "./suppressions.openapi";
 import { suppressionView, windowOf } from "./suppressions";
-import type { WatcherRow } from "./watchers";
+import type { WatcherRow } from "./watchers.repo";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const REASON_MAX = 500;

@@ -1,9 +1,9 @@
 /**
  * Maintenance windows of a watcher (docs/api-tour.md, "Alarm management"): while one covers an
  * alert's start, the alert opens `suppressed` and is not notified (evaluation.ts). Pure: the window
- * a body asks for, and a window as the watcher fetch shows it. The SQL is in repo.ts.
+ * a body asks for, and a window as the watcher fetch shows it. The SQL is in suppressions.repo.ts.
  */
-import type { SuppressionRow } from "./repo";
+import type { SuppressionRow } from "./suppressions.repo";
 import { MSG } from "./messages";
 import { isoWithOffset, parseIso } from "./time";
 

@@ -1,7 +1,7 @@
 /**
  * The watcher operations: create, delete, update, fetch, list and count. Each action carries its
  * route and docs (`http`), its params and a short handler; the rules are in watchers.ts, the
- * scope checks and writes in watchers.methods.ts, the SQL in repo.ts.
+ * scope checks and writes in watchers.methods.ts, the SQL in watchers.repo.ts.
  */
 import { requireWrite } from "../../lib/access";
 import { DomainError } from "../../lib/errors";
@@ -11,22 +11,12 @@ import { MAX_TEXT, compileParams } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
 import { MSG } from "./messages";
 import { EXAMPLE_WATCHER, FUNCTION_FIELD, WATCHER_FIELDS } from "./openapi";
-import * as repo from "./repo";
+import { listSuppressions } from "./suppressions.repo";
+import * as repo from "./watchers.repo";
 import { suppressionView } from "./suppressions";
 import { EXAMPLE_WATCHER_DETAIL } from "./suppressions.openapi";
-import {
-  changedWatcherRow,
-  checkTriggers,
-  CREATE_TEXTS,
-  isHiddenFlag,
-  isSystemVariant,
-  newWatcherRow,
-  UPDATE_TEXTS,
-  WATCHER_BODY,
-  WATCHER_PARAMS,
-  type CheckTexts,
-  type WatcherBody,
-} from "./watchers";
+import { checkTriggers, CREATE_TEXTS, UPDATE_TEXTS, type CheckTexts } from "./triggers";
+import { changedWatcherRow, isHiddenFlag, isSystemVariant, newWatcherRow, WATCHER_BODY, WATCHER_PARAMS, type WatcherBody } from "./watchers";
 import { deleteWatcherAudited } from "./watchers.methods";
 
 const text = { type: "string", max: MAX_TEXT } as const;
@@ -181,7 +171,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
       const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
       const [view] = await this.views(ctx, [w]);
       // Only the fetch shows the windows; the list's watchers stay as they were.
-      return { ...view, suppressions: (await repo.listSuppressions(this.db, w.watcher_id)).map(suppressionView) };
+      return { ...view, suppressions: (await listSuppressions(this.db, w.watcher_id)).map(suppressionView) };
     },
   },
 

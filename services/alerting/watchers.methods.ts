@@ -12,8 +12,12 @@ import { resolveFunction, resolveMonitors } from "../config/contract";
 import { pipelinesClient, type ResolvedPipeline } from "../pipelines/contract";
 import { gatewayNames, resolveGateway } from "./lookups";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import { monitorIdsOf, systemTriggers, watcherView, type TriggerBody, type WatcherBody, type WatcherRow } from "./watchers";
+import { alertStats, closeActiveAlerts } from "./alerts.repo";
+import type { Queryable } from "./sql";
+import { monitorIdsOf, systemTriggers, type TriggerBody } from "./triggers";
+import { syncTriggers, watcherView, type WatcherBody } from "./watchers";
+import * as repo from "./watchers.repo";
+import type { WatcherRow } from "./watchers.repo";
 
 /** What the audit trail records of a watcher: its body, not its clocks. */
 const audited = (w: WatcherRow) => ({
@@ -35,8 +39,9 @@ export const watcherChange = (action: AuditChange["action"], w: WatcherRow, chan
 });
 
 /** A watcher's deletion with its audit entry, in the caller's transaction. */
-export async function deleteWatcherAudited(self: AlertingThis, tx: Parameters<typeof repo.deleteWatcher>[0], ctx: AnyCtx, w: WatcherRow): Promise<void> {
-  await repo.deleteWatcher(tx, w.watcher_id, Date.now());
+export async function deleteWatcherAudited(self: AlertingThis, tx: Queryable, ctx: AnyCtx, w: WatcherRow): Promise<void> {
+  await closeActiveAlerts(tx, w.watcher_id, null, Date.now());
+  await repo.deleteWatcher(tx, w.watcher_id);
   await stageAudit(self.streams, tx, ctx, watcherChange("delete", w, diff(audited(w), null)));
 }
 
@@ -89,7 +94,7 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
   async views(ctx: AnyCtx, rows: WatcherRow[]) {
     if (rows.length === 0) return [];
     const [stats, names] = await Promise.all([
-      repo.alertStats(this.db, rows.map((r) => r.watcher_id)),
+      alertStats(this.db, rows.map((r) => r.watcher_id)),
       gatewayNames(ctx, this.broker, rows.map((r) => r.gateway_id)),
     ]);
     return rows.map((r) => watcherView(r, names.get(r.gateway_id) ?? r.gateway_id, stats.get(r.watcher_id) ?? { total: 0, latest: null }));
@@ -105,7 +110,7 @@ export const WATCHER_METHODS: WatcherMethods & ThisType<AlertingThis> = {
       await this.db.transaction(async (tx) => {
         if (isNew) await repo.insertWatcher(tx, row);
         else await repo.updateWatcher(tx, row);
-        await repo.syncTriggers(tx, row.watcher_id, row.triggers, Number(row.is_enabled) === 1, Date.now());
+        await syncTriggers(tx, row.watcher_id, row.triggers, Number(row.is_enabled) === 1, Date.now());
         if (isNew || Object.keys(changes).length) await stageAudit(this.streams, tx, audit.ctx, watcherChange(isNew ? "create" : "update", row, changes));
       });
     } catch (err) {
