@@ -5,12 +5,22 @@
  * shelf (an alert still active when its shelf ends is notified again, once). Each is a due time
  * kept in `alert_followups`, written when the alert opens (or is shelved) in that transaction, and
  * claimed by one replica's job when due (followups.repo.ts `claimDueFollowups`), so a restart forgets none
- * and two replicas send none twice. This module decides what a due follow-up does.
+ * and two replicas send none twice. This module decides what a due follow-up does, and runs the job.
+ *
+ * The job (`sendDueFollowups`): every FOLLOWUP_MS, one transaction claims the due follow-ups (FOR
+ * UPDATE SKIP LOCKED: a replica's claim is invisible to the others), decides each, stages what it
+ * sends on the alerts stream with its history entry and marks it done or due again, all committed
+ * together. A crash before the commit leaves the follow-up due (claimed again later); after it,
+ * the outbox publishes the notice, and the notifier's key (alert, user, medium, follow-up) makes
+ * a redelivery send nothing twice.
  */
 import { parseDuration } from "./duration";
+import type { AlertOpened, NotifyTo } from "./contract";
+import * as repo from "./followups.repo";
 import type { AlertStanding, Followup } from "./followups.repo";
+import { addHistory } from "./history.repo";
 import { isShelved } from "./lifecycle";
-import type { NotifyTo } from "./contract";
+import type { AlertingPort } from "./port";
 import type { TriggerBody } from "./triggers";
 
 export type Decision =
@@ -78,3 +88,40 @@ export function openingFollowups(alert_id: string, start: number, rule: Followup
 
 /** Whether a follow-up's recipients would receive anything at all. */
 export const reachesAnyone = (n: NotifyTo): boolean => n.users.length > 0 && (n.email || n.sms || n.whatsapp);
+
+/** How often due follow-ups are looked for: a renotify or escalation is sent at most this late. */
+export const FOLLOWUP_MS = 1000;
+/** The most follow-ups one run claims; the rest wait for the next tick. */
+const FOLLOWUP_BATCH = 200;
+
+const historyDetail = (d: Extract<Decision, { kind: "send" }>, notice: AlertOpened): string => {
+  const [kind, n] = d.followup.split(":");
+  if (kind === "escalation") return `tier ${n}: ${notice.notifyTo.users.join(", ")}`;
+  if (kind === "shelf") return "shelf ended while active";
+  return `re-notification ${n}`;
+};
+
+/** One run of the job: answers how many follow-ups were sent. */
+export async function sendDueFollowups(port: AlertingPort, now = Date.now()): Promise<number> {
+  const sent = await port.db.transaction(async (tx) => {
+    let n = 0;
+    for (const due of await repo.claimDueFollowups(tx, now, FOLLOWUP_BATCH)) {
+      const d = decide(due.followup, due.alert, now);
+      if (d.kind !== "send") {
+        await repo.finishFollowup(tx, due.followup, d.kind === "wait" ? d.next_due : null, false);
+        continue;
+      }
+      const notice: AlertOpened = { ...due.notice, notifyTo: due.followup.notify_to ?? due.notice.notifyTo, followup: d.followup };
+      if (reachesAnyone(notice.notifyTo)) {
+        await port.stageNotice(tx, `${due.followup.alert_id}:${d.followup}`, notice);
+        n++;
+      }
+      await addHistory(tx, due.followup.alert_id, { at: now, by: null, action: d.history, detail: historyDetail(d, notice) });
+      await repo.finishFollowup(tx, due.followup, d.next_due, true);
+    }
+    return n;
+  });
+  // Committed: publish now rather than at the outbox's next tick.
+  if (sent) port.flushNotices();
+  return sent;
+}
