@@ -53,7 +53,7 @@ export interface BatchOutcome {
 
 /**
  * Stages an opened alert's notice inside the transaction that opens it, so the alert and its
- * notice commit together (the stream layer's outbox; see live.ts).
+ * notice commit together (the stream layer's outbox; see port.ts, stageNotice).
  */
 export type NoticeSink = (tx: Queryable, alert: AlertOpened) => Promise<void>;
 
@@ -252,15 +252,15 @@ export async function openAlert(
   t: TriggerRow,
   start: number,
   holding: { rule: ConditionRule; value: number | null }[],
-  ctx: OpeningContext,
+  opening: OpeningContext,
   notices: NoticeSink,
   reason: "condition" | "no_data" = "condition",
 ): Promise<AlertOpened | null> {
-  const w = ctx.watchers.get(t.watcher_id);
+  const w = opening.watchers.get(t.watcher_id);
   const trigger = w?.triggers.find((x) => x.id === t.trigger_id);
   if (!w || !trigger) return null;
   const conditions: AlertCondition[] = holding.map(({ rule, value }) => {
-    const m = ctx.monitors.get(rule.monitor_id);
+    const m = opening.monitors.get(rule.monitor_id);
     const tag = m?.tags.find((x) => x.tag_id === rule.tag_id);
     return {
       monitor_id: rule.monitor_id,
@@ -274,10 +274,10 @@ export async function openAlert(
     };
   });
   const first = conditions[0];
-  const monitor = first ? ctx.monitors.get(first.monitor_id) : undefined;
+  const monitor = first ? opening.monitors.get(first.monitor_id) : undefined;
   const alert_id = newId();
   // Opened inside a maintenance window of its watcher (its start, the alert's start_time, in [from, to]).
-  const suppressed = ctx.windows.some((x) => x.watcher_id === w.watcher_id && x.from <= start && start <= x.to);
+  const suppressed = opening.windows.some((x) => x.watcher_id === w.watcher_id && x.from <= start && start <= x.to);
   const tagMap = Object.fromEntries(conditions.map((c) => [c.tag_id, c.tag]));
   const details = {
     function_name: monitor?.function_name ?? "",
@@ -301,7 +301,7 @@ export async function openAlert(
     monitor_id: first?.monitor_id ?? "",
     monitor: first?.monitor ?? "",
     tag: tagMap,
-    type_of_data: typeOfData(ctx.dataTypes.get(w.gateway_id), monitor?.monitor_type),
+    type_of_data: typeOfData(opening.dataTypes.get(w.gateway_id), monitor?.monitor_type),
     severity: trigger.severity,
     start_ts: start,
     details,

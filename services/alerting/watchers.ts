@@ -36,23 +36,14 @@ export interface WatcherBody {
   triggers: TriggerBody[];
 }
 
-/** A watcher as the API shows it (spec: Watcher). */
-export interface WatcherView {
-  watcher_id: string;
-  watcher_name: string;
-  function_id: string | null;
-  plant_id: string;
-  site_id: string;
-  gateway_id: string;
+/** A watcher as the API shows it (spec: Watcher): as stored, with its gateway's name, times as numbers, and its alerts' figures. */
+export type WatcherView = Omit<WatcherRow, "created_at_time" | "last_update_time"> & {
   gateway_name: string;
-  is_enabled: number;
-  is_hidden: number;
   created_at_time: number;
   last_update_time: number;
   latest_alert_date: number | null;
   total_alerts: number;
-  triggers: TriggerBody[];
-}
+};
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const optional = { type: "any", optional: true } as const;
