@@ -11,15 +11,9 @@ export interface Series {
   tag_id: string;
 }
 
-export interface TriggerEvalRow {
-  trigger_id: string;
-  rule: TriggerRule;
-  state: TriggerState;
-}
-
 /** A watcher's triggers' evaluation rows. */
-export async function watcherTriggers(q: Queryable, watcher_id: string): Promise<TriggerEvalRow[]> {
-  return rows<TriggerEvalRow>(q, `SELECT trigger_id, rule, state FROM triggers WHERE watcher_id = $1`, [watcher_id]);
+export async function watcherTriggers(q: Queryable, watcher_id: string): Promise<Omit<TriggerRow, "watcher_id">[]> {
+  return rows<Omit<TriggerRow, "watcher_id">>(q, `SELECT trigger_id, rule, state FROM triggers WHERE watcher_id = $1`, [watcher_id]);
 }
 
 export async function deleteTriggers(q: Queryable, watcher_id: string, trigger_ids: string[]): Promise<void> {
@@ -38,9 +32,7 @@ export async function insertTrigger(q: Queryable, watcher_id: string, trigger_id
 }
 
 /** A series' clock: the newest reading timestamp taken of a monitor's tag (epoch ms). */
-export interface SeriesClock {
-  monitor_id: string;
-  tag_id: string;
+export interface SeriesClock extends Series {
   ts: number;
 }
 
