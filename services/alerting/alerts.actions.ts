@@ -1,37 +1,20 @@
 /**
  * The alert operations: count by class, list, trend, and adding a note. Each action carries its
- * route and docs (`http`), its params and a short handler; views and buckets are in alerts.ts
- * and trend.ts, the SQL in repo.ts.
+ * route and docs (`http`), its params and a handler of a line; the operations and views are in
+ * alerts.ts, buckets in trend.ts, the SQL in alerts.repo.ts.
  */
-import { inScope } from "../../lib/access";
-import { auditedWrite } from "../../lib/audit";
-import { DomainError, isDatabaseUnavailable } from "../../lib/errors";
-import { isId } from "../../lib/ids";
-import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
-import { alertChange, alertView } from "./alerts";
-import { ALERT_FILTER_FIELDS, ALERT_FILTER_PARAMS, alertFilter, PLACE_ERRORS, type AlertFilterParams } from "./alerts.filters";
+import * as alerts from "./alerts";
+import { ALERT_FILTER_FIELDS, ALERT_FILTER_PARAMS, PLACE_ERRORS, type AlertFilterParams } from "./alerts.filters";
 import { MSG } from "./messages";
 import { EXAMPLE_ALERT, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
-import * as repo from "./repo";
-import { severityKey } from "./severity";
-import { rangeOf, type Range } from "./time";
-import { bucketCount, MAX_BUCKETS, trendOf } from "./trend";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const range = { from: { ...text, optional: true }, to: { ...text, optional: true } } as const;
 const lists = { unknown: MSG.excessInputs } as const;
 const NOTE_MAX = 4000;
-
-/** `from` and `to` (default: the last 7 days, spec: Limits); a value that does not parse names itself. */
-function rangeParams(params: { from?: string; to?: string }): Range {
-  const r = rangeOf(params.from, params.to);
-  if ("invalid" in r) throw new DomainError(400, MSG.invalidInput(r.invalid));
-  return r;
-}
-
-const failed = () => Promise.reject(new DomainError(500, MSG.errorOccurred));
 
 const COUNT_EXAMPLE = { high: 2, medium: 5, low: 11 };
 const TREND_EXAMPLE = {
@@ -62,13 +45,7 @@ export const ALERT_ACTIONS: AlertingActions = {
     },
     params: { ...ALERT_FILTER_PARAMS, ...range, ...PAGE_PARAMS, $$messages: lists },
     async handler(ctx: Ctx<AlertFilterParams & { from?: string; to?: string; limit?: number; offset?: number }>) {
-      const { limit: _limit, offset: _offset, from, to, ...filters } = ctx.params;
-      const filter = await alertFilter(this, ctx, filters);
-      const r = rangeParams({ from, to });
-      const counts = await repo.countAlerts(this.db, { ...filter, ...r, scope: this.scope(ctx) }).catch(failed);
-      const result = { high: 0, medium: 0, low: 0 };
-      for (const c of counts) result[severityKey(c.severity)] += c.n;
-      return result;
+      return alerts.count(this.use(ctx), ctx.params);
     },
   },
 
@@ -100,13 +77,7 @@ export const ALERT_ACTIONS: AlertingActions = {
       $$messages: lists,
     },
     async handler(ctx: Ctx<AlertFilterParams & { asset_id?: string; is_hidden: number; from?: string; to?: string; limit?: number; offset?: number }>) {
-      const { function_id, plant_id, site_id, state, ack_state, severity, ...p } = ctx.params;
-      const filter = await alertFilter(this, ctx, { function_id, plant_id, site_id, state, ack_state, severity });
-      const r = rangeParams(p);
-      const { rows, total } = await repo.listAlerts(this.db, { ...p, ...filter, asset_id: p.asset_id?.toLowerCase(), ...r, scope: this.scope(ctx) });
-      setTotal(ctx, total);
-      const now = Date.now();
-      return rows.map((row) => alertView(row, now));
+      return alerts.list(this.use(ctx), ctx.params);
     },
   },
 
@@ -136,21 +107,11 @@ export const ALERT_ACTIONS: AlertingActions = {
     },
     params: { function_id: { ...text, optional: true }, trigger_id: { ...text, optional: true }, ...range, $$messages: lists },
     async handler(ctx: Ctx<{ function_id?: string; trigger_id?: string; from?: string; to?: string }>) {
-      const p = ctx.params;
-      if (p.function_id === undefined && p.trigger_id === undefined) throw new DomainError(400, MSG.insufficientInputs);
-      const function_id = p.function_id === undefined ? undefined : (await this.functionInScope(ctx, p.function_id, MSG.functionDoesNotExist)).function_id;
-      const r = rangeParams(p);
-      if (bucketCount(r) > MAX_BUCKETS) throw new DomainError(400, MSG.invalidInput("from"));
-      const starts = await repo.alertStarts(this.db, { function_id, trigger_id: p.trigger_id, ...r, scope: this.scope(ctx) }).catch(failed);
-      return trendOf(starts, r);
+      return alerts.trend(this.use(ctx), ctx.params);
     },
   },
 
-  /**
-   * Anyone with the module may note an alert. The spec names one error for it, 500 `Something
-   * went wrong`: an alert that does not exist (or is outside the caller's scope, answered alike)
-   * has no note to add, so it answers that.
-   */
+  /** Anyone with the module may note an alert (alerts.ts says why its one error is a 500). */
   "alerts.note": {
     http: {
       op: 10,
@@ -168,21 +129,7 @@ export const ALERT_ACTIONS: AlertingActions = {
     },
     params: { alert_id: text, note: { type: "string", max: NOTE_MAX } },
     async handler(ctx: Ctx<{ alert_id: string; note: string }>) {
-      const unknown = () => new DomainError(500, MSG.somethingWentWrong);
-      if (!isId(ctx.params.alert_id)) throw unknown();
-      try {
-        const alert = await repo.getAlert(this.db, ctx.params.alert_id);
-        if (!alert || !inScope(this.scope(ctx), alert)) throw unknown();
-        await auditedWrite(this.db, this.streams, ctx, alertChange("note", alert, { note: [alert.note, ctx.params.note] }), (q) =>
-          repo.setNote(q, alert.alert_id, ctx.params.note, ctx.meta.user?.username ?? null),
-        );
-      } catch (err) {
-        // The database away: 503 (lib/errors.ts), which the caller may retry.
-        if (err instanceof DomainError || isDatabaseUnavailable(err)) throw err;
-        this.logger.error("adding a note failed", err);
-        throw new DomainError(500, MSG.somethingWentWrong);
-      }
-      return MSG.noteAdded;
+      return alerts.note(this.use(ctx), ctx.params);
     },
   },
 };

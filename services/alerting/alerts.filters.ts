@@ -5,12 +5,8 @@
  * optional `state`, `ack_state`, `severity`. Without the new keys the list and count answer as
  * before.
  */
-import { inScope } from "../../lib/access";
-import { DomainError } from "../../lib/errors";
 import type { FieldDoc } from "../../lib/operations";
 import { MAX_TEXT } from "../../lib/validation";
-import { resolvePlant, resolveSite } from "../config/contract";
-import type { AlertingThis, AnyCtx } from "./alerting.types";
 import type { AckState } from "./lifecycle";
 import { MSG } from "./messages";
 import { FUNCTION_FIELD } from "./openapi";
@@ -58,20 +54,3 @@ export interface AlertFilterParams {
 
 export type AlertFilter = Omit<AlertFilterParams, "function_id" | "plant_id" | "site_id"> &
   ({ function_id: string } | { plant_id: string } | { site_id: string });
-
-/** The place named, in the caller's scope (an unknown one and one outside answer alike), with the other filters. */
-export async function alertFilter(self: AlertingThis, ctx: AnyCtx, p: AlertFilterParams): Promise<AlertFilter> {
-  const { function_id, plant_id, site_id, ...rest } = p;
-  const scope = self.scope(ctx);
-  if (plant_id !== undefined) {
-    const plant = await resolvePlant(ctx, plant_id);
-    if (!plant || !inScope(scope, plant)) throw new DomainError(400, MSG.plantDoesNotExist);
-    return { ...rest, plant_id: plant.plant_id };
-  }
-  if (site_id !== undefined) {
-    const site = await resolveSite(ctx, site_id);
-    if (!site || !inScope(scope, { site_id: site.site_id })) throw new DomainError(400, MSG.siteDoesNotExist);
-    return { ...rest, site_id: site.site_id };
-  }
-  return { ...rest, function_id: (await self.functionInScope(ctx, function_id ?? "", MSG.functionDoesNotExist)).function_id };
-}

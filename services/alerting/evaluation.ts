@@ -13,38 +13,25 @@
  *
  * A batch delivered twice, or to two replicas at once, opens each alert exactly once: the state
  * is read and written under the row lock, and the evaluator ignores a reading no newer than the
- * last one its condition took. The statements themselves are in repo.ts.
+ * last one its condition took. The statements themselves are in the *.repo.ts files.
  */
 import { newId } from "../../lib/ids";
-import {
-  addHistory,
-  advanceClocks,
-  batchState,
-  closeNoDataAlerts,
-  closeTriggerAlert,
-  heardFrom,
-  insertAlert,
-  insertFollowups,
-  lockTriggers,
-  suppressionWindows,
-  watchersById,
-  writeTriggerStates,
-  type SeriesClock,
-  type Sql,
-  type Transactional,
-  type TriggerRow,
-} from "./repo";
+import type { AlertingPort } from "./port";
+import { closeNoDataAlerts, closeTriggerAlert, insertAlert } from "./alerts.repo";
+import { insertFollowups } from "./followups.repo";
+import { addHistory } from "./history.repo";
+import { heardFrom } from "./nodata.repo";
+import type { Queryable, Transactional } from "./sql";
+import { suppressionWindows } from "./suppressions.repo";
+import { advanceClocks, batchState, lockTriggers, writeTriggerStates, type SeriesClock, type TriggerRow } from "./triggers.repo";
+import { watchersById, type WatcherRow } from "./watchers.repo";
 import { holdingConditions, step, type ConditionRule, type Reading, type TriggerState } from "./evaluator";
-import type { NotifyTo, WatcherRow } from "./watchers";
 import { severityName } from "./severity";
 import { isoWithOffset } from "./time";
 import { typeOfData } from "./alerts";
 import type { ResolvedMonitor } from "../config/contract";
-import type { AlertCondition, AlertOpened } from "./contract";
+import type { AlertCondition, AlertOpened, NotifyTo } from "./contract";
 import { followupRule, openingFollowups } from "./followups";
-import { silentConditions } from "./nodata";
-
-export type { SeriesClock, Transactional } from "./repo";
 
 /** What an opening needs to know of the world, asked of other services (cached there). */
 export interface Describer {
@@ -66,9 +53,9 @@ export interface BatchOutcome {
 
 /**
  * Stages an opened alert's notice inside the transaction that opens it, so the alert and its
- * notice commit together (the stream layer's outbox; see live.ts).
+ * notice commit together (the stream layer's outbox; see port.ts, stageNotice).
  */
-export type NoticeSink = (tx: Sql, alert: AlertOpened) => Promise<void>;
+export type NoticeSink = (tx: Queryable, alert: AlertOpened) => Promise<void>;
 
 const seriesKey = (monitor_id: string, tag_id: string): string => `${monitor_id}\u0000${tag_id}`;
 
@@ -123,7 +110,7 @@ function newestOf(bySeries: Map<string, Reading[]>): SeriesClock[] {
  * state); without, to a buffer the caller writes a little later. Losing the buffer in a crash is
  * harmless: those batches changed no state, so evaluated again they change none either.
  */
-export type ClockSink = (clocks: SeriesClock[], tx: Sql | null) => Promise<void> | void;
+export type ClockSink = (clocks: SeriesClock[], tx: Queryable | null) => Promise<void> | void;
 
 export async function evaluateBatch(
   db: Transactional,
@@ -213,7 +200,7 @@ export async function evaluateBatch(
 }
 
 /** A batch's series heard at arrival: due again, and the no_data alerts of silences they ended closed. */
-async function heard(db: Sql, bySeries: Map<string, Reading[]>): Promise<AlertClosed[]> {
+async function heard(db: Queryable, bySeries: Map<string, Reading[]>): Promise<AlertClosed[]> {
   const now = Date.now();
   const series = [...bySeries.values()].map((l) => l[0]);
   const ended = await heardFrom(
@@ -227,37 +214,13 @@ async function heard(db: Sql, bySeries: Map<string, Reading[]>): Promise<AlertCl
   return closed.map((r) => ({ alert_id: r.alert_id, severity: severityName(r.severity) }));
 }
 
-/** A trigger whose series fell silent while its pipeline runs (nodata.ts): its no_data alert opens at `start`. */
-export interface Silence {
-  t: TriggerRow;
-  start: number;
-  series: { monitor_id: string; tag_id: string }[];
-}
-
-/**
- * Opens no_data alerts in the caller's transaction, through the same opening as a condition's
- * (names, suppression windows, notice staged, follow-ups); a trigger with an active no_data alert
- * already opens none (its unique index). Answers the alerts opened.
- */
-export async function openNoDataAlerts(tx: Sql, silences: Silence[], describe: Describer, notices: NoticeSink): Promise<AlertOpened[]> {
-  if (silences.length === 0) return [];
-  const context = await openingContext(tx, silences.map((s) => s.t), describe, Math.min(...silences.map((s) => s.start)));
-  const opened: AlertOpened[] = [];
-  for (const s of silences) {
-    const silent = silentConditions(s.t.rule, s.series).map((rule) => ({ rule, value: null }));
-    const alert = await openAlert(tx, s.t, s.start, silent, context, notices, "no_data");
-    if (alert) opened.push(alert);
-  }
-  return opened;
-}
-
 /** The opening notice's `notified` detail, short like the follow-ups' ("tier 1: …", "re-notification 2"). */
 function openingNoticeDetail(n: NotifyTo): string {
   const media = (["email", "sms", "whatsapp"] as const).filter((m) => n[m]);
   return `opening: ${n.users.length} ${n.users.length === 1 ? "recipient" : "recipients"} by ${media.join(", ")}`;
 }
 
-interface OpeningContext {
+export interface OpeningContext {
   watchers: Map<string, WatcherRow>;
   monitors: Map<string, ResolvedMonitor>;
   dataTypes: Map<string, string | null>;
@@ -265,7 +228,7 @@ interface OpeningContext {
   windows: { watcher_id: string; from: number; to: number }[];
 }
 
-async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describer, since: number): Promise<OpeningContext> {
+export async function openingContext(tx: Queryable, triggers: TriggerRow[], describe: Describer, since: number): Promise<OpeningContext> {
   const watcherIds = [...new Set(triggers.map((t) => t.watcher_id))];
   const watchers = await watchersById(tx, watcherIds);
   const windows = await suppressionWindows(tx, watcherIds, since);
@@ -283,20 +246,21 @@ async function openingContext(tx: Sql, triggers: TriggerRow[], describe: Describ
   };
 }
 
-async function openAlert(
-  tx: Sql,
+/** Opens an alert in the caller's transaction (names, suppression windows, notice staged, follow-ups); null when the trigger has an active one already. */
+export async function openAlert(
+  tx: Queryable,
   t: TriggerRow,
   start: number,
   holding: { rule: ConditionRule; value: number | null }[],
-  ctx: OpeningContext,
+  opening: OpeningContext,
   notices: NoticeSink,
   reason: "condition" | "no_data" = "condition",
 ): Promise<AlertOpened | null> {
-  const w = ctx.watchers.get(t.watcher_id);
+  const w = opening.watchers.get(t.watcher_id);
   const trigger = w?.triggers.find((x) => x.id === t.trigger_id);
   if (!w || !trigger) return null;
   const conditions: AlertCondition[] = holding.map(({ rule, value }) => {
-    const m = ctx.monitors.get(rule.monitor_id);
+    const m = opening.monitors.get(rule.monitor_id);
     const tag = m?.tags.find((x) => x.tag_id === rule.tag_id);
     return {
       monitor_id: rule.monitor_id,
@@ -310,10 +274,10 @@ async function openAlert(
     };
   });
   const first = conditions[0];
-  const monitor = first ? ctx.monitors.get(first.monitor_id) : undefined;
+  const monitor = first ? opening.monitors.get(first.monitor_id) : undefined;
   const alert_id = newId();
   // Opened inside a maintenance window of its watcher (its start, the alert's start_time, in [from, to]).
-  const suppressed = ctx.windows.some((x) => x.watcher_id === w.watcher_id && x.from <= start && start <= x.to);
+  const suppressed = opening.windows.some((x) => x.watcher_id === w.watcher_id && x.from <= start && start <= x.to);
   const tagMap = Object.fromEntries(conditions.map((c) => [c.tag_id, c.tag]));
   const details = {
     function_name: monitor?.function_name ?? "",
@@ -337,7 +301,7 @@ async function openAlert(
     monitor_id: first?.monitor_id ?? "",
     monitor: first?.monitor ?? "",
     tag: tagMap,
-    type_of_data: typeOfData(ctx.dataTypes.get(w.gateway_id), monitor?.monitor_type),
+    type_of_data: typeOfData(opening.dataTypes.get(w.gateway_id), monitor?.monitor_type),
     severity: trigger.severity,
     start_ts: start,
     details,
@@ -386,4 +350,70 @@ async function openAlert(
   const followups = openingFollowups(alert_id, start, followupRule(trigger));
   if (!suppressed && (wantsNotice || followups.length > 0)) await insertFollowups(tx, alert_id, payload, followups);
   return payload;
+}
+
+// ---- the readings stream's evaluation, over the port --------------------------------------------
+
+/** Series clocks of batches that changed no state are written this often. */
+export const CLOCK_FLUSH_MS = 200;
+
+const CLOCK_WARN_EVERY_MS = 10_000;
+let clockWarnedAt = 0;
+
+/** Buffers series clocks to be written, the latest of each series. */
+function keepClocks(pending: Map<string, SeriesClock>, clocks: SeriesClock[]): void {
+  for (const c of clocks) {
+    const key = seriesKey(c.monitor_id, c.tag_id);
+    const known = pending.get(key);
+    if (!known || known.ts < c.ts) pending.set(key, c);
+  }
+}
+
+/** What an opening asks of config and pipelines, through the port. */
+export function describer(port: AlertingPort): Describer {
+  return {
+    monitors: async (ids) => [...(await port.config.monitors(ids)).values()],
+    gatewayDataType: async (id) => (await port.pipelines.resolve(id))?.data_type ?? null,
+  };
+}
+
+/**
+ * Evaluates a batch of readings (evaluateBatch), counts what opened and closed, and publishes the
+ * notices once committed. `buffered`: the clocks of a batch that changed nothing are written with
+ * the next flush (the stream path).
+ */
+export async function evaluate(port: AlertingPort, readings: Reading[], buffered = false): Promise<BatchOutcome> {
+  const sink = buffered
+    ? (clocks: SeriesClock[], tx: Queryable | null) => {
+        if (tx) return advanceClocks(tx, clocks);
+        keepClocks(port.pendingClocks, clocks);
+      }
+    : undefined;
+  const notices: NoticeSink = (tx, alert) => port.stageNotice(tx, alert.alert_id, alert);
+  const outcome = await evaluateBatch(port.db, readings, describer(port), notices, sink);
+  for (const a of outcome.opened) port.count("alerts.opened", { severity: a.severity });
+  for (const a of outcome.closed) port.count("alerts.closed", { severity: a.severity });
+  // Committed: publish the notices now rather than at the outbox's next tick.
+  if (outcome.opened.length) port.flushNotices();
+  return outcome;
+}
+
+/** A batch of the readings stream, after the pipeline's batch before it on this replica. */
+export function evaluateInOrder(port: AlertingPort, pipeline_id: string, readings: Reading[]): Promise<BatchOutcome> {
+  return port.inOrder(pipeline_id, () => evaluate(port, readings, true));
+}
+
+/** Writes the buffered series clocks; the database away, they are kept for the next flush. */
+export async function flushClocks(port: AlertingPort): Promise<void> {
+  if (port.pendingClocks.size === 0) return;
+  const clocks = [...port.pendingClocks.values()];
+  port.pendingClocks.clear();
+  await advanceClocks(port.db, clocks).catch((err: Error) => {
+    // Kept for the next flush (a later clock of a series that came meanwhile wins), not dropped.
+    keepClocks(port.pendingClocks, clocks);
+    // Flushed every CLOCK_FLUSH_MS: one line per outage's stretch, not five a second.
+    if (Date.now() - clockWarnedAt < CLOCK_WARN_EVERY_MS) return;
+    clockWarnedAt = Date.now();
+    port.logger.warn("series clocks not written; kept for the next flush:", err.message);
+  });
 }

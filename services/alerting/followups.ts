@@ -4,36 +4,24 @@
  * (still unacknowledged `after` the opening: notify the tier's people, once), and the end of a
  * shelf (an alert still active when its shelf ends is notified again, once). Each is a due time
  * kept in `alert_followups`, written when the alert opens (or is shelved) in that transaction, and
- * claimed by one replica's job when due (repo.ts `claimDueFollowups`), so a restart forgets none
- * and two replicas send none twice. This module decides what a due follow-up does.
+ * claimed by one replica's job when due (followups.repo.ts `claimDueFollowups`), so a restart forgets none
+ * and two replicas send none twice. This module decides what a due follow-up does, and runs the job.
+ *
+ * The job (`sendDueFollowups`): every FOLLOWUP_MS, one transaction claims the due follow-ups (FOR
+ * UPDATE SKIP LOCKED: a replica's claim is invisible to the others), decides each, stages what it
+ * sends on the alerts stream with its history entry and marks it done or due again, all committed
+ * together. A crash before the commit leaves the follow-up due (claimed again later); after it,
+ * the outbox publishes the notice, and the notifier's key (alert, user, medium, follow-up) makes
+ * a redelivery send nothing twice.
  */
 import { parseDuration } from "./duration";
+import type { AlertOpened, NotifyTo } from "./contract";
+import * as repo from "./followups.repo";
+import type { AlertStanding, Followup } from "./followups.repo";
+import { addHistory } from "./history.repo";
 import { isShelved } from "./lifecycle";
-import type { NotifyTo, TriggerBody } from "./watchers";
-
-export type FollowupKind = "renotify" | "escalation" | "shelf";
-
-/** A follow-up as stored. `sent`: how many times it was sent already. */
-export interface Followup {
-  alert_id: string;
-  kind: FollowupKind;
-  /** 0 for renotify and shelf; the escalation tier, from 1. */
-  tier: number;
-  due_at: number;
-  /** renotify: its period. */
-  every_ms: number | null;
-  /** escalation: the tier's people and media; otherwise the trigger's (the opening notice's). */
-  notify_to: NotifyTo | null;
-  sent: number;
-}
-
-/** What a follow-up needs to know of its alert when it is due. */
-export interface AlertStanding {
-  state: "active" | "closed";
-  ack_state: "unacknowledged" | "acknowledged";
-  shelved_until: number | null;
-  suppressed: boolean;
-}
+import type { AlertingPort } from "./port";
+import type { TriggerBody } from "./triggers";
 
 export type Decision =
   /** Send now: `followup` is the notice's key part (the notifier's idempotency key), `next_due` null when done. */
@@ -100,3 +88,40 @@ export function openingFollowups(alert_id: string, start: number, rule: Followup
 
 /** Whether a follow-up's recipients would receive anything at all. */
 export const reachesAnyone = (n: NotifyTo): boolean => n.users.length > 0 && (n.email || n.sms || n.whatsapp);
+
+/** How often due follow-ups are looked for: a renotify or escalation is sent at most this late. */
+export const FOLLOWUP_MS = 1000;
+/** The most follow-ups one run claims; the rest wait for the next tick. */
+const FOLLOWUP_BATCH = 200;
+
+const historyDetail = (d: Extract<Decision, { kind: "send" }>, notice: AlertOpened): string => {
+  const [kind, n] = d.followup.split(":");
+  if (kind === "escalation") return `tier ${n}: ${notice.notifyTo.users.join(", ")}`;
+  if (kind === "shelf") return "shelf ended while active";
+  return `re-notification ${n}`;
+};
+
+/** One run of the job: answers how many follow-ups were sent. */
+export async function sendDueFollowups(port: AlertingPort, now = Date.now()): Promise<number> {
+  const sent = await port.db.transaction(async (tx) => {
+    let n = 0;
+    for (const due of await repo.claimDueFollowups(tx, now, FOLLOWUP_BATCH)) {
+      const d = decide(due.followup, due.alert, now);
+      if (d.kind !== "send") {
+        await repo.finishFollowup(tx, due.followup, d.kind === "wait" ? d.next_due : null, false);
+        continue;
+      }
+      const notice: AlertOpened = { ...due.notice, notifyTo: due.followup.notify_to ?? due.notice.notifyTo, followup: d.followup };
+      if (reachesAnyone(notice.notifyTo)) {
+        await port.stageNotice(tx, `${due.followup.alert_id}:${d.followup}`, notice);
+        n++;
+      }
+      await addHistory(tx, due.followup.alert_id, { at: now, by: null, action: d.history, detail: historyDetail(d, notice) });
+      await repo.finishFollowup(tx, due.followup, d.next_due, true);
+    }
+    return n;
+  });
+  // Committed: publish now rather than at the outbox's next tick.
+  if (sent) port.flushNotices();
+  return sent;
+}

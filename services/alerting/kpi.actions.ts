@@ -1,50 +1,16 @@
 /**
  * The alarm-system performance figures of a function, a plant or a site (docs/api-tour.md,
- * "Alarm management"; ISA-18.2 section 16 / EEMUA 191). Definitions in kpi.ts, the SQL in
- * kpi.repo.ts.
+ * "Alarm management"; ISA-18.2 section 16 / EEMUA 191). The operation is alerts.ts's `kpi`, the definitions
+ * kpi.ts's, the SQL kpi.repo.ts's.
  */
-import { inScope } from "../../lib/access";
-import { DomainError } from "../../lib/errors";
 import { MAX_TEXT } from "../../lib/validation";
-import { resolvePlant, resolveSite } from "../config/contract";
-import type { AlertingActions, AlertingThis, Ctx } from "./alerting.types";
-import { kpiOf, kpiRange } from "./kpi";
+import type { AlertingActions, Ctx } from "./alerting.types";
+import * as alerts from "./alerts";
 import { EXAMPLE_KPI } from "./kpi.openapi";
-import { kpiRows, type PlaceColumn } from "./kpi.repo";
 import { MSG } from "./messages";
-import { transactional } from "./repo";
 import { FUNCTION_FIELD } from "./openapi";
 
 const text = { type: "string", max: MAX_TEXT, optional: true } as const;
-
-interface KpiParams {
-  function_id?: string;
-  plant_id?: string;
-  site_id?: string;
-  from?: string;
-  to?: string;
-}
-
-const PLACES: PlaceColumn[] = ["function_id", "plant_id", "site_id"];
-
-/** The one place the request names, checked like the alert list checks its function: unknown and out of scope answer alike. */
-async function placeOf(self: AlertingThis, ctx: Ctx<KpiParams>): Promise<{ column: PlaceColumn; place_id: string }> {
-  const named = PLACES.filter((k) => ctx.params[k] !== undefined);
-  if (named.length === 0) throw new DomainError(400, MSG.insufficientInputs);
-  if (named.length > 1) throw new DomainError(400, MSG.excessInputs, named[1]);
-  const column = named[0];
-  const id = ctx.params[column] ?? "";
-  const scope = self.scope(ctx);
-  if (column === "function_id") return { column, place_id: (await self.functionInScope(ctx, id, MSG.functionDoesNotExist)).function_id };
-  if (column === "plant_id") {
-    const plant = await resolvePlant(ctx, id);
-    if (!plant || !inScope(scope, plant)) throw new DomainError(400, MSG.plantDoesNotExist, column);
-    return { column, place_id: plant.plant_id };
-  }
-  const site = await resolveSite(ctx, id);
-  if (!site || !inScope(scope, { site_id: site.site_id })) throw new DomainError(400, MSG.siteDoesNotExist, column);
-  return { column, place_id: site.site_id };
-}
 
 export const KPI_ACTIONS: AlertingActions = {
   "alerts.kpi": {
@@ -75,13 +41,8 @@ export const KPI_ACTIONS: AlertingActions = {
       ],
     },
     params: { function_id: text, plant_id: text, site_id: text, from: text, to: text, $$messages: { unknown: MSG.excessInputs } },
-    async handler(ctx: Ctx<KpiParams>) {
-      const place = await placeOf(this, ctx);
-      const now = Date.now();
-      const r = kpiRange(ctx.params.from, ctx.params.to, now);
-      if ("invalid" in r) throw new DomainError(400, r.unparsed ? MSG.invalidDateFormat : MSG.invalidInput(r.invalid), r.invalid);
-      const rows = await kpiRows(transactional(this.db), { ...place, ...r, scope: this.scope(ctx) }, now);
-      return kpiOf(r, rows, now);
+    async handler(ctx: Ctx<alerts.KpiParams>) {
+      return alerts.kpi(this.use(ctx), ctx.params);
     },
   },
 };

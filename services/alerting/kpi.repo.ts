@@ -1,6 +1,6 @@
 /**
  * The KPI's SQL (kpi.ts has the definitions): sums over the rollups that the alerts table's
- * triggers keep (migrations.ts, AlertingKpiRollupR), so a site's million alerts are never read
+ * triggers keep (migrations/0010-kpi-rollup.ts), so a site's million alerts are never read
  * again: its whole hours per trigger, its whole minutes per place, and the raw alerts only at the
  * range's edges (lib/buckets.ts's bucketPlan, kpi.ts's windowPlan). Four statements, run side by side, each over
  * one place (function, plant or site) in the caller's scope.
@@ -18,7 +18,7 @@ import {
   windowPlan,
   type KpiRows,
 } from "./kpi";
-import { scopeClause, type Sql, type Transactional } from "./repo";
+import { rows, scopeClause, type Queryable, type Transactional } from "./sql";
 import type { Range } from "./time";
 
 /** The column a KPI request names its place by; never taken from the request as text. */
@@ -29,8 +29,6 @@ export interface KpiQuery extends Range {
   place_id: string;
   scope: Scope;
 }
-
-const rows = async <T>(q: Sql, sql: string, params: unknown[]): Promise<T[]> => (await q.query(sql, params)) as T[];
 
 /**
  * A statement over rollups with its own settings: no JIT. Estimating the raw edges' joins
@@ -162,7 +160,7 @@ async function windows(db: Transactional, p: KpiQuery): Promise<KpiRows["windows
 }
 
 /** Active now for more than 24 h, the longest-standing first (a trigger has at most one active alert). */
-async function stale(q: Sql, p: KpiQuery, now: number): Promise<KpiRows["stale"]> {
+async function stale(q: Queryable, p: KpiQuery, now: number): Promise<KpiRows["stale"]> {
   const params: unknown[] = [];
   const where = placeWhere(p, params);
   params.push(now - STALE_AFTER_MS, STALE_MAX);
@@ -175,7 +173,7 @@ async function stale(q: Sql, p: KpiQuery, now: number): Promise<KpiRows["stale"]
   );
 }
 
-async function unacknowledgedActive(q: Sql, p: KpiQuery): Promise<number> {
+async function unacknowledgedActive(q: Queryable, p: KpiQuery): Promise<number> {
   const params: unknown[] = [];
   const where = placeWhere(p, params);
   const [found] = await rows<{ n: number }>(

@@ -7,7 +7,7 @@
  * may be shorter); a flood window has 10 or more openings. A trigger chatters when 3 of its
  * openings fall within 60 s; its `count` is its openings in the range. The standing figures
  * (`stale`, `unacknowledged_active`) are as of `to`: alerts active then, whenever they opened.
- * The counts come from rollups kept as alerts are written (migrations.ts, AlertingKpiRollupR),
+ * The counts come from rollups kept as alerts are written (migrations/0010-kpi-rollup.ts),
  * exact for any range: whole buckets from the rollup, the edges from the alerts.
  */
 import { bucketPlan, type BucketPlan } from "../../lib/buckets";
@@ -16,7 +16,7 @@ import { DAY_MS, isoWithOffset, parseIso, type Range } from "./time";
 
 export const WINDOW_MS = 10 * 60_000;
 export const FLOOD_OPENINGS = 10;
-/** Also in the rollup's SQL (migrations.ts, alert_chatter_from): the second predecessor within 60 s. */
+/** Also in the rollup's SQL (migrations/0010-kpi-rollup.ts, alert_chatter_from): the second predecessor within 60 s. */
 export const CHATTER_OPENINGS = 3;
 export const CHATTER_WITHIN_MS = 60_000;
 export const STALE_AFTER_MS = DAY_MS;

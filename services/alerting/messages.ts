@@ -40,6 +40,8 @@ export const MSG = {
   suppressionRemoved: "Suppression removed",
 
   // Common
+  // A call without a signed-in user on an operation of one (the gateway's own words).
+  invalidCredentials: "Invalid credentials",
   insufficientInputs: "Insufficient inputs",
   excessInputs: "Excess inputs",
   unauthorizedOperation: "Unauthorized operation",

@@ -1,12 +1,10 @@
 /** Times at the alerting API's edges: alert start/end as ISO 8601 with a numeric offset, from/to ranges. */
-import { parseIsoDate } from "../../lib/time";
+import { DAY_MS, HOUR_MS, parseIsoDate } from "../../lib/time";
 
 /** `2025-01-31T08:15:02+00:00`: UTC, written with a numeric offset as the spec's Alert asks. */
 export function isoWithOffset(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00");
 }
-
-import { DAY_MS, HOUR_MS } from "../../lib/time";
 
 export { DAY_MS, HOUR_MS };
 

@@ -1,48 +1,20 @@
 /**
  * The watcher operations: create, delete, update, fetch, list and count. Each action carries its
- * route and docs (`http`), its params and a short handler; the rules are in watchers.ts, the
- * scope checks and writes in watchers.methods.ts, the SQL in repo.ts.
+ * route and docs (`http`), its params and a handler of a line; the rules and writes are in
+ * watchers.ts, the SQL in watchers.repo.ts.
  */
-import { requireWrite } from "../../lib/access";
-import { DomainError } from "../../lib/errors";
-import { newId } from "../../lib/ids";
-import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
-import { MAX_TEXT, compileParams } from "../../lib/validation";
+import { PAGE_FIELDS, PAGE_PARAMS } from "../../lib/paging";
+import { MAX_TEXT } from "../../lib/validation";
 import type { AlertingActions, Ctx } from "./alerting.types";
 import { MSG } from "./messages";
 import { EXAMPLE_WATCHER, FUNCTION_FIELD, WATCHER_FIELDS } from "./openapi";
-import * as repo from "./repo";
-import { suppressionView } from "./suppressions";
 import { EXAMPLE_WATCHER_DETAIL } from "./suppressions.openapi";
-import {
-  changedWatcherRow,
-  checkTriggers,
-  CREATE_TEXTS,
-  isHiddenFlag,
-  isSystemVariant,
-  newWatcherRow,
-  UPDATE_TEXTS,
-  WATCHER_BODY,
-  WATCHER_PARAMS,
-  type CheckTexts,
-  type WatcherBody,
-} from "./watchers";
-import { deleteWatcherAudited } from "./watchers.methods";
+import * as watchers from "./watchers";
+import { WATCHER_PARAMS } from "./watchers";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const hiddenFilter = { type: "number", integer: true, min: 0, max: 1, convert: true, optional: true } as const;
 const lists = { unknown: MSG.excessInputs } as const;
-const checkBody = compileParams(WATCHER_BODY);
-
-/** The body as its schema and then the spec's own rules (whom to notify, and how) accept it. */
-function watcherBodyOf(params: Record<string, unknown>, texts: CheckTexts, hidden: boolean): WatcherBody {
-  const invalid = checkBody(params);
-  if (invalid !== true) throw new DomainError(400, invalid.message, invalid.field);
-  const body = params as unknown as WatcherBody;
-  const rule = checkTriggers(body.triggers, texts, hidden);
-  if (rule) throw new DomainError(400, rule);
-  return body;
-}
 
 const WATCHER_ID_FIELD = { watcher_id: { description: "the watcher's id", example: EXAMPLE_WATCHER.watcher_id } };
 const HIDDEN_FILTER_FIELD = { is_hidden: { enum: [0, 1], description: "1: the system watchers (of condition gateways) instead of the others (default 0)", example: 0 } };
@@ -71,25 +43,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     },
     params: WATCHER_PARAMS,
     async handler(ctx: Ctx) {
-      const p = ctx.params;
-      if (isSystemVariant(p)) {
-        requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
-        const gateway = await this.gatewayInScope(ctx, String(p.pipeline_id));
-        // The spec makes this call right after a condition gateway is created, but the service
-        // has made that gateway's system watcher already (its events): it is remade from the
-        // gateway's monitors and its id answered, so the call reads the same whichever came first.
-        const id = await this.syncSystemWatcher(ctx, gateway.pipeline_id, null, true);
-        if (!id) throw new DomainError(400, MSG.invalidInput("pipeline_id"));
-        return MSG.watcherCreated(id);
-      }
-      const hidden = isHiddenFlag(p.is_hidden);
-      const body = watcherBodyOf(p, CREATE_TEXTS, hidden === 1);
-      requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
-      const fn = await this.checkPlacement(ctx, body);
-      if (await repo.watcherOnGateway(this.db, body.gateway_id, hidden)) throw new DomainError(400, MSG.watcherExistsOnCreate);
-      const row = newWatcherRow(newId(), body, fn.function_id, hidden, Date.now());
-      await this.saveWatcher(row, true, MSG.watcherExistsOnCreate, { ctx, before: null });
-      return MSG.watcherCreated(row.watcher_id);
+      return watchers.create(this.use(ctx), ctx.params);
     },
   },
 
@@ -106,10 +60,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     },
     params: { watcher_id: text },
     async handler(ctx: Ctx<{ watcher_id: string }>) {
-      const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
-      requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
-      await this.db.transaction((tx) => deleteWatcherAudited(this, tx, ctx, w));
-      return MSG.watcherDeleted(w.watcher_id);
+      return watchers.remove(this.use(ctx), ctx.params);
     },
   },
 
@@ -144,24 +95,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     },
     params: { ...WATCHER_PARAMS, watcher_id: text },
     async handler(ctx: Ctx) {
-      const p = ctx.params;
-      const current = await this.watcherInScope(ctx, String(p.watcher_id));
-      requireWrite(ctx.meta.user, "watcher", MSG.unauthorizedOperation);
-      if (isSystemVariant(p)) {
-        const gateway = await this.gatewayInScope(ctx, String(p.pipeline_id));
-        if (current.is_hidden !== 1 || current.gateway_id !== gateway.pipeline_id) throw new DomainError(400, MSG.invalidWatcherId);
-        const monitorId = typeof p.monitor_id === "string" ? p.monitor_id : null;
-        const row = await this.systemWatcher(ctx, gateway, monitorId, current);
-        await this.saveWatcher(row, false, MSG.watcherExistsOnUpdate, { ctx, before: current });
-        return MSG.watcherUpdated(row.watcher_id);
-      }
-      const body = watcherBodyOf(p, UPDATE_TEXTS, Number(current.is_hidden) === 1);
-      const fn = await this.checkPlacement(ctx, body);
-      const other = await repo.watcherOnGateway(this.db, body.gateway_id, Number(current.is_hidden));
-      if (other && other.watcher_id !== current.watcher_id) throw new DomainError(400, MSG.watcherExistsOnUpdate);
-      const row = changedWatcherRow(current, body, fn.function_id, Date.now());
-      await this.saveWatcher(row, false, MSG.watcherExistsOnUpdate, { ctx, before: current });
-      return MSG.watcherUpdated(row.watcher_id);
+      return watchers.update(this.use(ctx), ctx.params);
     },
   },
 
@@ -178,10 +112,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     },
     params: { watcher_id: text },
     async handler(ctx: Ctx<{ watcher_id: string }>) {
-      const w = await this.watcherInScope(ctx, ctx.params.watcher_id);
-      const [view] = await this.views(ctx, [w]);
-      // Only the fetch shows the windows; the list's watchers stay as they were.
-      return { ...view, suppressions: (await repo.listSuppressions(this.db, w.watcher_id)).map(suppressionView) };
+      return watchers.get(this.use(ctx), ctx.params);
     },
   },
 
@@ -199,11 +130,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     },
     params: { function_id: text, is_hidden: hiddenFilter, ...PAGE_PARAMS, $$messages: lists },
     async handler(ctx: Ctx<{ function_id: string; is_hidden?: number; limit?: number; offset?: number }>) {
-      // Queries take config's spelling of the id: a caller's upper-case UUID names the same function.
-      const { function_id } = await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
-      const { rows, total } = await repo.listWatchers(this.db, { ...ctx.params, function_id, is_hidden: ctx.params.is_hidden ?? 0 });
-      setTotal(ctx, total);
-      return this.views(ctx, rows);
+      return watchers.list(this.use(ctx), ctx.params);
     },
   },
 
@@ -219,9 +146,7 @@ export const WATCHER_ACTIONS: AlertingActions = {
     },
     params: { function_id: text, is_hidden: hiddenFilter, $$messages: lists },
     async handler(ctx: Ctx<{ function_id: string; is_hidden?: number }>) {
-      const { function_id } = await this.functionInScope(ctx, ctx.params.function_id, MSG.invalidFunctionId);
-      const { total } = await repo.listWatchers(this.db, { ...ctx.params, function_id, is_hidden: ctx.params.is_hidden ?? 0, limit: 0 });
-      return total;
+      return watchers.count(this.use(ctx), ctx.params);
     },
   },
 };

@@ -1,53 +1,30 @@
 /**
- * Watchers and their triggers (spec: Watcher, ops 1-6): the body's schema, the checks the spec
- * names messages for, the rule a trigger compiles to, and the system triggers of a hidden watcher.
- * Pure: no database, no bus.
+ * Watchers (spec: Watcher, ops 1-6): the body's schema and checks, the row a body makes, the view
+ * the API shows, and the operations over the port: create, remove, update, fetch, list, count,
+ * the transactional save with its evaluation rows and audit entry, and the hidden (system) watcher
+ * that follows a condition gateway.
  */
 import type { ValidationSchema } from "fastest-validator";
-import { MAX_TEXT } from "../../lib/validation";
-import type { ResolvedMonitor } from "../config/contract";
-import { parseDuration } from "./duration";
-import { COMPARISONS, type Comparison, type Relation, type TriggerRule } from "./evaluator";
-import type { NotifyTo } from "./contract";
+import { requireWrite } from "../../lib/access";
+import { diff, type AuditChange } from "../../lib/audit";
+import { DomainError, isUniqueViolation } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { MAX_TEXT, compileParams } from "../../lib/validation";
+import type { ResolvedFunction } from "../config/contract";
+import type { MonitorRegisteredEvent, ResolvedPipeline } from "../pipelines/contract";
+import { alertStats, closeActiveAlerts } from "./alerts.repo";
+import { initialState } from "./evaluator";
 import { MSG } from "./messages";
-
-export type { NotifyTo };
-
-export interface ConditionBody {
-  comparison: Comparison;
-  monitor_id: string;
-  tag_id: string;
-  threshold: string;
-}
-
-export interface TriggerBody {
-  id: string;
-  name: string;
-  minimum_duration: string;
-  condition?: ConditionBody[];
-  notifyTo: NotifyTo;
-  severity: number;
-  trigger_relation: Relation;
-  /** Hysteresis on clear (docs/api-tour.md, "Alarm management"): a number ≥ 0 written as text, in the tags' units. Absent: none. */
-  deadband?: string;
-  /** Off-delay before an active alert closes, a duration like `minimum_duration`. Absent: none. */
-  clear_delay?: string;
-  /** A running pipeline sending no reading of a condition's tag this long opens a `no_data` alert (nodata.ts). Absent: none. */
-  no_data?: string;
-  /** Notify again every period while active, unacknowledged and not shelved (followups.ts). Absent: once. */
-  renotify_every?: string;
-  /** Tiers told when the alert is still unacknowledged `after` its opening, once each (followups.ts). Absent: none. */
-  escalation?: EscalationTier[];
-}
-
-/** An escalation tier of a trigger (docs/api-tour.md, "Alarm management"). */
-export interface EscalationTier {
-  after: string;
-  users: string[];
-  email?: boolean;
-  sms?: boolean;
-  whatsapp?: boolean;
-}
+import { dueAfter, watchedSeries } from "./nodata";
+import { watchSeries } from "./nodata.repo";
+import type { AlertingPort } from "./port";
+import { functionInScope, gatewayInScope, watcherInScope } from "./scope";
+import type { Queryable } from "./sql";
+import { windowsOf, type SuppressionView } from "./suppressions";
+import { checkTriggers, compileRule, CREATE_TEXTS, monitorIdsOf, normalizeTriggers, systemTriggers, TRIGGER_SCHEMA, UPDATE_TEXTS, type CheckTexts, type TriggerBody } from "./triggers";
+import { deleteTriggers, insertTrigger, watcherTriggers } from "./triggers.repo";
+import * as repo from "./watchers.repo";
+import type { WatcherRow } from "./watchers.repo";
 
 export interface WatcherBody {
   watcher_name: string;
@@ -59,99 +36,17 @@ export interface WatcherBody {
   triggers: TriggerBody[];
 }
 
-/** A watcher as stored (table `watchers`). */
-export interface WatcherRow {
-  watcher_id: string;
-  watcher_name: string;
-  function_id: string | null;
-  plant_id: string;
-  site_id: string;
-  gateway_id: string;
-  is_enabled: number;
-  is_hidden: number;
-  triggers: TriggerBody[];
-  created_at_time: string | number;
-  last_update_time: string | number;
-}
-
-/** A watcher as the API shows it (spec: Watcher). */
-export interface WatcherView {
-  watcher_id: string;
-  watcher_name: string;
-  function_id: string | null;
-  plant_id: string;
-  site_id: string;
-  gateway_id: string;
+/** A watcher as the API shows it (spec: Watcher): as stored, with its gateway's name, times as numbers, and its alerts' figures. */
+export type WatcherView = Omit<WatcherRow, "created_at_time" | "last_update_time"> & {
   gateway_name: string;
-  is_enabled: number;
-  is_hidden: number;
   created_at_time: number;
   last_update_time: number;
   latest_alert_date: number | null;
   total_alerts: number;
-  triggers: TriggerBody[];
-}
+};
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const optional = { type: "any", optional: true } as const;
-
-const conditionSchema = {
-  type: "object",
-  strict: true,
-  props: {
-    comparison: { type: "enum", values: [...COMPARISONS] },
-    monitor_id: text,
-    tag_id: text,
-    // The spec's threshold is a string; a JSON number is taken as the same value.
-    threshold: [{ type: "string", max: 64 }, { type: "number" }],
-  },
-} as const;
-
-const triggerSchema = {
-  type: "object",
-  strict: true,
-  props: {
-    id: text,
-    name: text,
-    minimum_duration: { type: "string", max: 32 },
-    condition: { type: "array", optional: true, max: 50, items: conditionSchema },
-    notifyTo: {
-      type: "object",
-      strict: true,
-      props: {
-        email: "boolean",
-        sms: "boolean",
-        whatsapp: "boolean",
-        users: { type: "array", max: 200, items: { type: "string", max: 320 } },
-      },
-    },
-    severity: { type: "number", integer: true, min: 1, max: 1000 },
-    trigger_relation: { type: "enum", values: ["AND", "OR"] },
-    deadband: [
-      { type: "string", max: 64, optional: true },
-      { type: "number", optional: true },
-    ],
-    clear_delay: { type: "string", max: 32, optional: true },
-    no_data: { type: "string", max: 32, optional: true },
-    renotify_every: { type: "string", max: 32, optional: true },
-    escalation: {
-      type: "array",
-      optional: true,
-      max: 10,
-      items: {
-        type: "object",
-        strict: true,
-        props: {
-          after: { type: "string", max: 32 },
-          users: { type: "array", max: 200, items: { type: "string", max: 320 } },
-          email: { type: "boolean", optional: true },
-          sms: { type: "boolean", optional: true },
-          whatsapp: { type: "boolean", optional: true },
-        },
-      },
-    },
-  },
-} as const;
 
 /** The read-only watcher fields a client may send back as it read them; they are ignored. */
 const readOnly = {
@@ -180,7 +75,7 @@ export const WATCHER_BODY: ValidationSchema = {
   site_id: text,
   gateway_id: text,
   is_enabled: { type: "enum", values: [0, 1] },
-  triggers: { type: "array", max: 100, items: triggerSchema },
+  triggers: { type: "array", max: 100, items: TRIGGER_SCHEMA },
   ...readOnly,
   ...queryKeys,
 };
@@ -198,91 +93,6 @@ export function isSystemVariant(params: Record<string, unknown>): boolean {
 }
 
 export const isHiddenFlag = (value: unknown): 0 | 1 => (String(value) === "1" ? 1 : 0);
-
-export interface CheckTexts {
-  noUser: string;
-  noMedium: string;
-}
-
-export const CREATE_TEXTS: CheckTexts = { noUser: MSG.noUserOnCreate, noMedium: MSG.noMedium };
-export const UPDATE_TEXTS: CheckTexts = { noUser: MSG.noUserOnUpdate, noMedium: MSG.noMedium };
-
-const isNumeric = (v: string): boolean => v.trim() !== "" && Number.isFinite(Number(v));
-
-/**
- * The checks beyond the schema, in the order a user fixes a form: whom to notify and how, then
- * the values a trigger compiles from. System (hidden) watchers notify nobody by design.
- */
-export function checkTriggers(triggers: TriggerBody[], texts: CheckTexts, hidden: boolean): string | null {
-  const ids = new Set<string>();
-  for (const [i, t] of triggers.entries()) {
-    if (!hidden && t.notifyTo.users.length === 0) return texts.noUser;
-    if (!hidden && !t.notifyTo.email && !t.notifyTo.sms && !t.notifyTo.whatsapp) return texts.noMedium;
-    if (ids.has(t.id)) return MSG.invalidInput(`triggers[${i}].id`);
-    ids.add(t.id);
-    if (parseDuration(t.minimum_duration) === null) return MSG.invalidInput(`triggers[${i}].minimum_duration`);
-    if (t.deadband !== undefined && !(isNumeric(String(t.deadband)) && Number(t.deadband) >= 0)) return MSG.invalidInput(`triggers[${i}].deadband`);
-    if (t.clear_delay !== undefined && parseDuration(t.clear_delay) === null) return MSG.invalidInput(`triggers[${i}].clear_delay`);
-    // A silence of 0 would hold between any two readings.
-    if (t.no_data !== undefined && !((parseDuration(t.no_data) ?? 0) > 0)) return MSG.invalidInput(`triggers[${i}].no_data`);
-    // A period of 0 would notify on every tick of the follow-up job.
-    if (t.renotify_every !== undefined && !((parseDuration(t.renotify_every) ?? 0) > 0)) return MSG.invalidInput(`triggers[${i}].renotify_every`);
-    for (const [j, e] of (t.escalation ?? []).entries()) {
-      if (parseDuration(e.after) === null) return MSG.invalidInput(`triggers[${i}].escalation[${j}].after`);
-      if (e.users.length === 0) return MSG.invalidInput(`triggers[${i}].escalation[${j}].users`);
-      if (!e.email && !e.sms && !e.whatsapp) return MSG.invalidInput(`triggers[${i}].escalation[${j}]`);
-    }
-    for (const [j, c] of (t.condition ?? []).entries()) {
-      if (!isNumeric(String(c.threshold))) return MSG.invalidInput(`triggers[${i}].condition[${j}].threshold`);
-    }
-  }
-  return null;
-}
-
-/** Stored as the spec shows it: thresholds as strings, users without duplicates. */
-export function normalizeTriggers(triggers: TriggerBody[]): TriggerBody[] {
-  return triggers.map((t) => ({
-    id: t.id,
-    name: t.name,
-    minimum_duration: t.minimum_duration.trim(),
-    ...(t.condition ? { condition: t.condition.map((c) => ({ ...c, threshold: String(c.threshold).trim() })) } : {}),
-    notifyTo: { email: t.notifyTo.email, sms: t.notifyTo.sms, whatsapp: t.notifyTo.whatsapp, users: [...new Set(t.notifyTo.users)] },
-    severity: t.severity,
-    trigger_relation: t.trigger_relation,
-    ...(t.deadband !== undefined ? { deadband: String(t.deadband).trim() } : {}),
-    ...(t.clear_delay !== undefined ? { clear_delay: t.clear_delay.trim() } : {}),
-    ...(t.no_data !== undefined ? { no_data: t.no_data.trim() } : {}),
-    ...(t.renotify_every !== undefined ? { renotify_every: t.renotify_every.trim() } : {}),
-    ...(t.escalation !== undefined
-      ? {
-          escalation: t.escalation.map((e) => ({
-            after: e.after.trim(),
-            users: [...new Set(e.users)],
-            email: e.email ?? false,
-            sms: e.sms ?? false,
-            whatsapp: e.whatsapp ?? false,
-          })),
-        }
-      : {}),
-  }));
-}
-
-export function compileRule(t: TriggerBody): TriggerRule {
-  return {
-    conditions: (t.condition ?? []).map((c) => ({
-      monitor_id: c.monitor_id,
-      tag_id: c.tag_id,
-      comparison: c.comparison,
-      threshold: Number(c.threshold),
-    })),
-    relation: t.trigger_relation,
-    minimumMs: parseDuration(t.minimum_duration) ?? 0,
-    // Only when set: a rule without them compiles to the same JSON as before, so its state is kept.
-    ...(t.deadband !== undefined ? { deadband: Number(t.deadband) } : {}),
-    ...(t.clear_delay !== undefined ? { clearDelayMs: parseDuration(t.clear_delay) ?? 0 } : {}),
-    ...(t.no_data !== undefined ? { noDataMs: parseDuration(t.no_data) ?? 0 } : {}),
-  };
-}
 
 /** What a body sets of a watcher: its names, place, switch and triggers (stored normalised). */
 function fromBody(body: WatcherBody, function_id: string) {
@@ -326,48 +136,269 @@ export function watcherView(row: WatcherRow, gatewayName: string, stats: { total
   };
 }
 
-/** What the system watcher needs of a monitor. */
-export type MonitorThresholds = Pick<ResolvedMonitor, "monitor_id" | "monitor_name" | "tags">;
-
-const LEVELS = [
-  { key: "operational", severity: 3 },
-  { key: "caution", severity: 2 },
-  { key: "warning", severity: 1 },
-] as const;
-
 /**
- * The hidden watcher of a condition gateway: one trigger per band of each monitor tag's
- * thresholds, the same bands as the CM colours (contract: at `operational` yellow, `caution`
- * orange, `warning` red). Bands do not overlap, so an excursion has one alert at a time and
- * escalating closes the lower band's alert and opens the higher one. Nobody is notified.
+ * Brings a watcher's evaluation rows in line with its triggers, in the caller's transaction.
+ * A trigger whose rule is unchanged keeps its state (and its active alert); a changed, removed
+ * or disabled one starts afresh and its active alert closes now: the rule that opened it is gone.
  */
-export function systemTriggers(monitors: MonitorThresholds[]): TriggerBody[] {
-  const triggers: TriggerBody[] = [];
-  for (const m of monitors) {
-    for (const tag of m.tags) {
-      const levels = LEVELS.map((l) => ({ ...l, value: Number(tag.thresholds?.[l.key]) }))
-        .filter((l) => tag.thresholds?.[l.key] !== undefined && tag.thresholds?.[l.key] !== "" && Number.isFinite(l.value))
-        .sort((a, b) => a.value - b.value);
-      levels.forEach((l, i) => {
-        const upper = levels[i + 1];
-        const condition: ConditionBody[] = [{ comparison: ">=", monitor_id: m.monitor_id, tag_id: tag.tag_id, threshold: String(l.value) }];
-        if (upper) condition.push({ comparison: "<", monitor_id: m.monitor_id, tag_id: tag.tag_id, threshold: String(upper.value) });
-        triggers.push({
-          id: `${m.monitor_id}:${tag.tag_id}:${l.key}`,
-          name: `${m.monitor_name} ${tag.tag_name} ${l.key}`,
-          minimum_duration: "0s",
-          condition,
-          notifyTo: { email: false, sms: false, whatsapp: false, users: [] },
-          severity: l.severity,
-          trigger_relation: "AND",
-        });
-      });
-    }
+export async function syncTriggers(q: Queryable, watcher_id: string, triggers: TriggerBody[], enabled: boolean, now: number): Promise<void> {
+  const existing = new Map((await watcherTriggers(q, watcher_id)).map((r) => [r.trigger_id, r]));
+  const wanted = new Map(enabled ? triggers.map((t) => [t.id, compileRule(t)]) : []);
+  const stale: string[] = [];
+  for (const [id, row] of existing) {
+    const rule = wanted.get(id);
+    if (!rule || JSON.stringify(rule) !== JSON.stringify(row.rule)) stale.push(id);
   }
-  return triggers;
+  if (stale.length) {
+    await closeActiveAlerts(q, watcher_id, stale, now);
+    await deleteTriggers(q, watcher_id, stale);
+  }
+  for (const [id, rule] of wanted) {
+    if (existing.has(id) && !stale.includes(id)) continue;
+    const series = [...new Map(rule.conditions.map((c) => [`${c.monitor_id}\u0000${c.tag_id}`, { monitor_id: c.monitor_id, tag_id: c.tag_id }])).values()];
+    await insertTrigger(q, watcher_id, id, rule, initialState(rule), series);
+    const quiet = watchedSeries(rule);
+    // A new trigger's silence counts from now: its first reading is due within no_data.
+    if (quiet.length) await watchSeries(q, watcher_id, id, quiet, rule.noDataMs ?? 0, now, dueAfter(now, rule.noDataMs ?? 0));
+  }
 }
 
-/** The monitors a watcher's conditions name. */
-export function monitorIdsOf(triggers: TriggerBody[]): string[] {
-  return [...new Set(triggers.flatMap((t) => (t.condition ?? []).map((c) => c.monitor_id)))];
+// ---- the operations ----------------------------------------------------------------------------
+
+const checkBody = compileParams(WATCHER_BODY);
+
+/** The body as its schema and then the spec's own rules (whom to notify, and how) accept it. */
+function watcherBodyOf(params: Record<string, unknown>, texts: CheckTexts, hidden: boolean): WatcherBody {
+  const invalid = checkBody(params);
+  if (invalid !== true) throw new DomainError(400, invalid.message, invalid.field);
+  const body = params as unknown as WatcherBody;
+  const rule = checkTriggers(body.triggers, texts, hidden);
+  if (rule) throw new DomainError(400, rule);
+  return body;
+}
+
+/** What the audit trail records of a watcher: its body, not its clocks. */
+const audited = (w: WatcherRow) => ({
+  watcher_name: w.watcher_name,
+  function_id: w.function_id,
+  gateway_id: w.gateway_id,
+  is_enabled: Number(w.is_enabled),
+  is_hidden: Number(w.is_hidden),
+  triggers: w.triggers,
+});
+
+const watcherChange = (action: AuditChange["action"], w: WatcherRow, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "watcher",
+  entity_id: w.watcher_id,
+  site_id: w.site_id,
+  plant_id: w.plant_id,
+  changes,
+});
+
+/** Function in scope, plant and site its own, gateway in that plant, conditions on that plant's monitor tags. */
+async function checkPlacement(port: AlertingPort, body: WatcherBody): Promise<ResolvedFunction> {
+  const fn = await functionInScope(port, body.function_id, MSG.invalidFunctionId);
+  if (body.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidInput("plant_id"));
+  if (body.site_id !== fn.site_id) throw new DomainError(400, MSG.invalidInput("site_id"));
+  const gateway = await port.pipelines.resolve(body.gateway_id).catch(() => undefined);
+  // Without a pipelines service to ask (null), the gateway id is taken as given.
+  if (gateway === undefined || (gateway === null && port.pipelines.available())) throw new DomainError(400, MSG.invalidInput("gateway_id"));
+  if (gateway && gateway.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidInput("gateway_id"));
+  const monitors = await port.config.monitors(monitorIdsOf(body.triggers));
+  for (const [i, t] of body.triggers.entries()) {
+    for (const [j, c] of (t.condition ?? []).entries()) {
+      const m = monitors.get(c.monitor_id);
+      if (!m || m.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidInput(`triggers[${i}].condition[${j}].monitor_id`));
+      if (!m.tags.some((tag) => tag.tag_id === c.tag_id)) throw new DomainError(400, MSG.invalidInput(`triggers[${i}].condition[${j}].tag_id`));
+    }
+  }
+  return fn;
+}
+
+/** Gateway names by id; an id stands for its name when pipelines cannot say. */
+async function gatewayNames(port: AlertingPort, ids: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  if (!port.pipelines.available()) return new Map(unique.map((id) => [id, id]));
+  const found = await Promise.all(unique.map((id) => port.pipelines.resolve(id).catch(() => null)));
+  return new Map(unique.map((id, i) => [id, found[i]?.pipeline_name ?? id]));
+}
+
+async function views(port: AlertingPort, rows: WatcherRow[]): Promise<WatcherView[]> {
+  if (rows.length === 0) return [];
+  const [stats, names] = await Promise.all([
+    alertStats(port.db, rows.map((r) => r.watcher_id)),
+    gatewayNames(port, rows.map((r) => r.gateway_id)),
+  ]);
+  return rows.map((r) => watcherView(r, names.get(r.gateway_id) ?? r.gateway_id, stats.get(r.watcher_id) ?? { total: 0, latest: null }));
+}
+
+/**
+ * Writes the watcher and its evaluation rows, and its audit entry, in one transaction; the
+ * gateway's unique index has the last word. A system watcher remade the same is no change.
+ */
+async function saveWatcher(port: AlertingPort, row: WatcherRow, before: WatcherRow | null, existsMessage: string): Promise<void> {
+  const isNew = before === null;
+  const changes = diff(before && audited(before), audited(row));
+  try {
+    await port.db.transaction(async (tx) => {
+      if (isNew) await repo.insertWatcher(tx, row);
+      else await repo.updateWatcher(tx, row);
+      await syncTriggers(tx, row.watcher_id, row.triggers, Number(row.is_enabled) === 1, Date.now());
+      if (isNew || Object.keys(changes).length) await port.audit(tx, watcherChange(isNew ? "create" : "update", row, changes));
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, "watchers_one_per_gateway")) throw new DomainError(400, existsMessage);
+    throw err;
+  }
+}
+
+/** A watcher's deletion: its active alerts close now, and its audit entry, in one transaction. */
+async function deleteWatcher(port: AlertingPort, w: WatcherRow): Promise<void> {
+  await port.db.transaction(async (tx) => {
+    await closeActiveAlerts(tx, w.watcher_id, null, Date.now());
+    await repo.deleteWatcher(tx, w.watcher_id);
+    await port.audit(tx, watcherChange("delete", w, diff(audited(w), null)));
+  });
+}
+
+/**
+ * The hidden watcher of a condition gateway, its triggers made from the thresholds of the
+ * monitors registered to it; with a monitor id, only that monitor's triggers are remade.
+ */
+async function systemWatcher(port: AlertingPort, gateway: ResolvedPipeline, monitorId: string | null, current: WatcherRow | null): Promise<WatcherRow> {
+  const ids = monitorId ? [monitorId] : (gateway.monitor_ids ?? []);
+  const registered = new Set(gateway.monitor_ids ?? []);
+  const monitors = [...(await port.config.monitors(ids)).values()].filter((m) => registered.has(m.monitor_id));
+  const fresh = systemTriggers(monitors);
+  const kept: TriggerBody[] = monitorId && current ? current.triggers.filter((t) => !(t.condition ?? []).some((c) => c.monitor_id === monitorId)) : [];
+  const now = Date.now();
+  return {
+    watcher_id: current?.watcher_id ?? newId(),
+    watcher_name: current?.watcher_name ?? `${gateway.pipeline_name} (system)`,
+    function_id: gateway.function_id ?? monitors[0]?.function_id ?? null,
+    plant_id: gateway.plant_id,
+    site_id: gateway.site_id,
+    gateway_id: gateway.pipeline_id,
+    is_enabled: current ? Number(current.is_enabled) : 1,
+    is_hidden: 1,
+    triggers: [...kept, ...fresh],
+    created_at_time: current ? Number(current.created_at_time) : now,
+    last_update_time: current ? Math.max(now, Number(current.last_update_time) + 1) : now,
+  };
+}
+
+/**
+ * Creates, remakes or (gateway gone) deletes a gateway's hidden watcher; one pipeline at a time
+ * per replica. `asked`: the create operation's no-body variant, which makes the watcher whatever
+ * the gateway's data type. Answers the hidden watcher's id, null when there is none.
+ */
+export async function syncSystemWatcher(port: AlertingPort, pipeline_id: string, monitorId: string | null, asked = false): Promise<string | null> {
+  return port.inOrder(`system:${pipeline_id}`, async () => {
+    const gateway = await port.pipelines.resolve(pipeline_id, true);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const current = await repo.watcherOnGateway(port.db, pipeline_id, 1);
+      if (!gateway) {
+        if (current) await deleteWatcher(port, current);
+        return null;
+      }
+      if (!current && !asked && gateway.data_type !== "Condition") return null;
+      const row = await systemWatcher(port, gateway, monitorId, current);
+      try {
+        await saveWatcher(port, row, current, MSG.watcherExistsOnCreate);
+        return row.watcher_id;
+      } catch (err) {
+        // Another replica created it meanwhile: go round once more and update that one.
+        if (!(err instanceof DomainError) || current) throw err;
+      }
+    }
+    return null;
+  });
+}
+
+/** A monitor's thresholds changed: the hidden watchers with triggers on it remake them. */
+export async function followMonitor(port: AlertingPort, monitor_id: string): Promise<void> {
+  for (const gateway_id of await repo.hiddenGatewaysWatching(port.db, monitor_id)) await syncSystemWatcher(port, gateway_id, monitor_id);
+}
+
+export async function create(port: AlertingPort, p: Record<string, unknown>): Promise<string> {
+  if (isSystemVariant(p)) {
+    requireWrite(port.user, "watcher", MSG.unauthorizedOperation);
+    const gateway = await gatewayInScope(port, String(p.pipeline_id));
+    // The spec makes this call right after a condition gateway is created, but the service
+    // has made that gateway's system watcher already (its events): it is remade from the
+    // gateway's monitors and its id answered, so the call reads the same whichever came first.
+    const id = await syncSystemWatcher(port, gateway.pipeline_id, null, true);
+    if (!id) throw new DomainError(400, MSG.invalidInput("pipeline_id"));
+    return MSG.watcherCreated(id);
+  }
+  const hidden = isHiddenFlag(p.is_hidden);
+  const body = watcherBodyOf(p, CREATE_TEXTS, hidden === 1);
+  requireWrite(port.user, "watcher", MSG.unauthorizedOperation);
+  const fn = await checkPlacement(port, body);
+  if (await repo.watcherOnGateway(port.db, body.gateway_id, hidden)) throw new DomainError(400, MSG.watcherExistsOnCreate);
+  const row = newWatcherRow(newId(), body, fn.function_id, hidden, Date.now());
+  await saveWatcher(port, row, null, MSG.watcherExistsOnCreate);
+  return MSG.watcherCreated(row.watcher_id);
+}
+
+export async function remove(port: AlertingPort, p: { watcher_id: string }): Promise<string> {
+  const w = await watcherInScope(port, p.watcher_id);
+  requireWrite(port.user, "watcher", MSG.unauthorizedOperation);
+  await deleteWatcher(port, w);
+  return MSG.watcherDeleted(w.watcher_id);
+}
+
+export async function update(port: AlertingPort, p: Record<string, unknown>): Promise<string> {
+  const current = await watcherInScope(port, String(p.watcher_id));
+  requireWrite(port.user, "watcher", MSG.unauthorizedOperation);
+  if (isSystemVariant(p)) {
+    const gateway = await gatewayInScope(port, String(p.pipeline_id));
+    if (current.is_hidden !== 1 || current.gateway_id !== gateway.pipeline_id) throw new DomainError(400, MSG.invalidWatcherId);
+    const monitorId = typeof p.monitor_id === "string" ? p.monitor_id : null;
+    const row = await systemWatcher(port, gateway, monitorId, current);
+    await saveWatcher(port, row, current, MSG.watcherExistsOnUpdate);
+    return MSG.watcherUpdated(row.watcher_id);
+  }
+  const body = watcherBodyOf(p, UPDATE_TEXTS, Number(current.is_hidden) === 1);
+  const fn = await checkPlacement(port, body);
+  const other = await repo.watcherOnGateway(port.db, body.gateway_id, Number(current.is_hidden));
+  if (other && other.watcher_id !== current.watcher_id) throw new DomainError(400, MSG.watcherExistsOnUpdate);
+  const row = changedWatcherRow(current, body, fn.function_id, Date.now());
+  await saveWatcher(port, row, current, MSG.watcherExistsOnUpdate);
+  return MSG.watcherUpdated(row.watcher_id);
+}
+
+/** The watcher as listed, plus its maintenance windows; only the fetch shows them. */
+export async function get(port: AlertingPort, p: { watcher_id: string }): Promise<WatcherView & { suppressions: SuppressionView[] }> {
+  const w = await watcherInScope(port, p.watcher_id);
+  const [view] = await views(port, [w]);
+  return { ...view, suppressions: await windowsOf(port, w.watcher_id) };
+}
+
+export interface ListParams {
+  function_id: string;
+  is_hidden?: number;
+  limit?: number;
+  offset?: number;
+}
+
+/** `is_hidden=1` lists the system watchers, which the plain list leaves out; the total in X-Total-Count. */
+export async function list(port: AlertingPort, p: ListParams): Promise<WatcherView[]> {
+  // Queries take config's spelling of the id: a caller's upper-case UUID names the same function.
+  const { function_id } = await functionInScope(port, p.function_id, MSG.invalidFunctionId);
+  const { rows, total } = await repo.listWatchers(port.db, { ...p, function_id, is_hidden: p.is_hidden ?? 0 });
+  port.setTotal(total);
+  return views(port, rows);
+}
+
+export async function count(port: AlertingPort, p: Omit<ListParams, "limit" | "offset">): Promise<number> {
+  const { function_id } = await functionInScope(port, p.function_id, MSG.invalidFunctionId);
+  return (await repo.listWatchers(port.db, { ...p, function_id, is_hidden: p.is_hidden ?? 0, limit: 0 })).total;
+}
+
+/** A monitor registered to a gateway: a condition gateway's hidden watcher follows it. */
+export async function gatewayRegistered(port: AlertingPort, e: MonitorRegisteredEvent): Promise<void> {
+  if (e.data_type !== "Condition") return;
+  await syncSystemWatcher(port, e.pipeline_id, null);
 }

@@ -5,7 +5,7 @@
  * changes nothing.
  */
 import { initialState, step, type Reading, type TriggerRule, type TriggerState, type Transition } from "../../../services/alerting/evaluator";
-import { compileRule, checkTriggers, normalizeTriggers, CREATE_TEXTS, type TriggerBody } from "../../../services/alerting/watchers";
+import { compileRule, checkTriggers, normalizeTriggers, CREATE_TEXTS, type TriggerBody } from "../../../services/alerting/triggers";
 
 const M = "m1";
 const rule = (over: Partial<TriggerRule> = {}): TriggerRule => ({

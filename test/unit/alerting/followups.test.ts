@@ -2,7 +2,8 @@
  * The due-time rules of an alert's follow-ups (services/alerting/followups.ts): what a due
  * re-notification, escalation tier or shelf end does for an alert as it now stands.
  */
-import { decide, followupRule, nextPeriod, openingFollowups, type AlertStanding, type Followup } from "../../../services/alerting/followups";
+import { decide, followupRule, nextPeriod, openingFollowups } from "../../../services/alerting/followups";
+import type { AlertStanding, Followup } from "../../../services/alerting/followups.repo";
 
 const T = 1_700_000_000_000;
 const active: AlertStanding = { state: "active", ack_state: "unacknowledged", shelved_until: null, suppressed: false };

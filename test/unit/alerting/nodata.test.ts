@@ -5,7 +5,7 @@
  */
 import { decideSilence, dueAfter, silentConditions, watchedSeries } from "../../../services/alerting/nodata";
 import type { TriggerRule } from "../../../services/alerting/evaluator";
-import { checkTriggers, compileRule, normalizeTriggers, CREATE_TEXTS, type TriggerBody } from "../../../services/alerting/watchers";
+import { checkTriggers, compileRule, normalizeTriggers, CREATE_TEXTS, type TriggerBody } from "../../../services/alerting/triggers";
 
 const rule = (over: Partial<TriggerRule> = {}): TriggerRule => ({
   conditions: [
