@@ -1,6 +1,7 @@
 /**
- * A user's site and plant, checked and named through the config service (its resolve actions
- * are cached): where a user written by an operation belongs, and the names a read shows.
+ * A user's site and plant: what place each user type has, where a user written by an operation
+ * belongs, and the names a read shows, checked and named through the config service's resolve
+ * actions (cached), which the port carries.
  */
 import { inScope, scopeOf, type Principal, type UserType } from "../../lib/access";
 import { badRequest } from "../../lib/errors";
