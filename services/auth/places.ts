@@ -1,14 +1,33 @@
 /**
- * A user's site and plant, checked and named through the config service (its resolve actions
- * are cached): where a user written by an operation belongs, and the names a read shows.
+ * A user's site and plant: what place each user type has, where a user written by an operation
+ * belongs, and the names a read shows, checked and named through the config service's resolve
+ * actions (cached), which the port carries.
  */
 import { inScope, scopeOf, type Principal, type UserType } from "../../lib/access";
-import type { Caller } from "../../lib/contract";
-import { resolvePlant, resolveSite, type ResolvedPlant, type ResolvedSite } from "../config/contract";
 import { badRequest } from "../../lib/errors";
 import { isId } from "../../lib/ids";
+import type { ResolvedPlant, ResolvedSite } from "../config/contract";
 import { MSG } from "./messages";
-import { placeKindOf, placeOf, type Place, type PlaceNames, type UserRow } from "./users";
+import type { AuthPort } from "./port";
+import type { Place, UserRow } from "./users.repo";
+
+export interface PlaceNames {
+  site_name: string | null;
+  plant_name: string | null;
+}
+
+export type PlaceKind = "all" | "site" | "plant";
+
+export function placeKindOf(type: UserType): PlaceKind {
+  if (type === "saas-admin" || type === "support-analyst") return "all";
+  return type === "site-admin" ? "site" : "plant";
+}
+
+/** The place a row stands for, whatever was stored in the columns its type does not use. */
+export function placeOf(row: Pick<UserRow, "user_type" | "site_id" | "plant_id">): Place {
+  const kind = placeKindOf(row.user_type);
+  return { site_id: kind === "all" ? null : row.site_id, plant_id: kind === "plant" ? row.plant_id : null };
+}
 
 /** An empty string for a site or plant is as good as none: forms send "" for a field left blank. */
 export const given = (value: string | undefined): string | undefined => (value === undefined || value === "" ? undefined : value);
@@ -18,7 +37,7 @@ export const given = (value: string | undefined): string | undefined => (value =
  * when the request leaves it out). A site or plant outside the caller's scope answers as
  * one that does not exist.
  */
-export async function placeFor(ctx: Caller, caller: Principal, type: UserType, request: Partial<Place>, current?: UserRow): Promise<Place> {
+export async function placeFor(port: AuthPort, caller: Principal, type: UserType, request: Partial<Place>, current?: UserRow): Promise<Place> {
   const kind = placeKindOf(type);
   if (kind === "all") return { site_id: null, plant_id: null };
   const scope = scopeOf(caller);
@@ -26,13 +45,13 @@ export async function placeFor(ctx: Caller, caller: Principal, type: UserType, r
   if (kind === "site") {
     const siteId = request.site_id ?? kept?.site_id;
     if (!siteId) throw badRequest(MSG.insufficientInputs);
-    const site = isId(siteId) ? await resolveSite(ctx, siteId) : null;
+    const site = isId(siteId) ? await port.resolveSite(siteId) : null;
     if (!site || !inScope(scope, { site_id: site.site_id })) throw badRequest(MSG.invalidSiteId(siteId));
     return { site_id: site.site_id, plant_id: null };
   }
   const plantId = request.plant_id ?? kept?.plant_id;
   if (!plantId) throw badRequest(MSG.insufficientInputs);
-  const plant = isId(plantId) ? await resolvePlant(ctx, plantId) : null;
+  const plant = isId(plantId) ? await port.resolvePlant(plantId) : null;
   if (!plant || !inScope(scope, { site_id: plant.site_id, plant_id: plant.plant_id })) {
     throw badRequest(MSG.invalidPlantId(plantId));
   }
@@ -42,7 +61,7 @@ export async function placeFor(ctx: Caller, caller: Principal, type: UserType, r
 }
 
 /** Site and plant names of users, looked up once per site and plant. */
-export async function namesFor(ctx: Caller, rows: UserRow[]): Promise<(row: UserRow) => PlaceNames> {
+export async function namesFor(port: AuthPort, rows: UserRow[]): Promise<(row: UserRow) => PlaceNames> {
   const siteIds = new Set<string>();
   const plantIds = new Set<string>();
   for (const row of rows) {
@@ -51,8 +70,8 @@ export async function namesFor(ctx: Caller, rows: UserRow[]): Promise<(row: User
     if (kind === "plant" && row.plant_id) plantIds.add(row.plant_id);
   }
   const [sites, plants] = await Promise.all([
-    Promise.all([...siteIds].map((id) => resolveSite(ctx, id))),
-    Promise.all([...plantIds].map((id) => resolvePlant(ctx, id))),
+    Promise.all([...siteIds].map((id) => port.resolveSite(id))),
+    Promise.all([...plantIds].map((id) => port.resolvePlant(id))),
   ]);
   const siteNames = new Map(sites.filter((s): s is ResolvedSite => !!s).map((s) => [s.site_id, s.site_name]));
   const plantRefs = new Map(plants.filter((p): p is ResolvedPlant => !!p).map((p) => [p.plant_id, p]));

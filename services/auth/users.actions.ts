@@ -1,53 +1,18 @@
 /**
- * Users: create, delete, update, fetch and list, and the contact lookup other services use.
- * Who may manage whom is decided in users.ts; sites and plants are checked in places.ts.
+ * Users: create, delete, update, fetch and list, and the contact lookup other services use. Each
+ * handler hands its params to users.ts; who may manage whom is decided there.
  */
 import type { Context } from "moleculer";
-import { MODULES, scopeOf, USER_TYPES, type UserType } from "../../lib/access";
-import { auditedWrite, diff, stageAudit, type AuditChange } from "../../lib/audit";
+import { MODULES, USER_TYPES } from "../../lib/access";
 import type { ParamsOf, ReplyOf, RequestMeta } from "../../lib/contract";
-import { DomainError, badRequest, conflict, isDatabaseUnavailable, notFound } from "../../lib/errors";
-import { PAGE_FIELDS, PAGE_PARAMS, setTotal } from "../../lib/paging";
+import { PAGE_FIELDS, PAGE_PARAMS } from "../../lib/paging";
 import { MAX_TEXT } from "../../lib/validation";
-import { notifierClient } from "../notifier/contract";
-import type { AuthActions } from "./context";
-import { authEvents, type AuthContract } from "./contract";
-import { EMAIL, MSG } from "./messages";
+import type { AuthActions } from "./auth.types";
+import type { AuthContract } from "./contract";
+import { MSG } from "./messages";
 import { passwordDoc, USER_EXAMPLE, USER_FETCH_EXAMPLE, USER_FIELDS } from "./openapi";
-import { generatePassword, hashPassword, isStrongPassword } from "./passwords";
-import { given, namesFor, placeFor } from "./places";
-import * as repo from "./repo";
-import {
-  defaultModules,
-  fetchView,
-  listItem,
-  modulesFrom,
-  typeRefusal,
-  updateRefusal,
-  userEvent,
-  userVisibleTo,
-  type ModulesInput,
-  type UserRow,
-} from "./users";
-
-interface UserFields {
-  username: string;
-  mobile_number: string;
-  country_code: string;
-  user_type: UserType;
-  site_id?: string;
-  plant_id?: string;
-  modules?: ModulesInput;
-}
-type CreateParams = UserFields & { password?: string | null };
-/** `user`: whom the path names. */
-type UpdateParams = UserFields & { password: string | null; user?: string };
-interface ListParams {
-  site_id?: string;
-  plant_id?: string;
-  limit?: number;
-  offset?: number;
-}
+import * as users from "./users";
+import type { CreateParams, ListParams, UpdateParams } from "./users";
 
 /** Usernames are email addresses; `admin@localhost` is one too, so no dot is required after the @. */
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -70,31 +35,6 @@ const userFields = {
   },
 } as const;
 
-/** What the audit trail records of a user: its grants and contact details, its password only as set ("***"). */
-const audited = (u: Pick<UserRow, "user_type" | "site_id" | "plant_id" | "mobile_number" | "country_code" | "modules" | "password_hash">) => ({
-  user_type: u.user_type,
-  site_id: u.site_id,
-  plant_id: u.plant_id,
-  mobile_number: u.mobile_number,
-  country_code: u.country_code,
-  modules: u.modules,
-  password_hash: u.password_hash,
-});
-
-/** Where a user's audit entries belong: its site, and its plant (a site admin's `*`, every plant, is none in particular). */
-export const userPlace = (u: Pick<UserRow, "site_id" | "plant_id">): Pick<AuditChange, "site_id" | "plant_id"> => ({
-  site_id: u.site_id,
-  plant_id: u.plant_id === "*" ? null : u.plant_id,
-});
-
-const userChange = (action: AuditChange["action"], u: Pick<UserRow, "username" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
-  action,
-  entity_type: "user",
-  entity_id: u.username,
-  ...userPlace(u),
-  changes,
-});
-
 const PLACE_ERRORS: [number, string][] = [
   [400, MSG.insufficientInputs],
   [400, MSG.invalidSiteId("<site_id>")],
@@ -108,10 +48,8 @@ export const usersActions: AuthActions = {
     visibility: "public",
     readOnly: true,
     params: { username: text },
-    async handler(ctx: Context<ParamsOf<AuthContract, "users.resolve">>): Promise<ReplyOf<AuthContract, "users.resolve">> {
-      const row = await repo.findUser(this.db, ctx.params.username.toLowerCase());
-      if (!row) return null;
-      return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code, created_at: Number(row.created_at) };
+    handler(ctx: Context<ParamsOf<AuthContract, "users.resolve">>): Promise<ReplyOf<AuthContract, "users.resolve">> {
+      return users.resolveContact(this.system(ctx), ctx.params);
     },
   },
 
@@ -144,48 +82,8 @@ export const usersActions: AuthActions = {
       ],
     },
     params: { ...userFields, password: { ...text, optional: true, nullable: true } },
-    async handler(ctx: Context<CreateParams, RequestMeta>) {
-      const caller = ctx.meta.user;
-      const p = ctx.params;
-      // A user made by an integration's token holds a credential that outlives the token's expiry and revocation: a password
-      // the token's holder chose, or the generated one emailed to a username the holder may control (docs/security.md). The
-      // gateway refuses a Bearer request already (refusesTokens); a call from another service carrying the meta is refused alike.
-      if (ctx.meta.token) throw new DomainError(403, MSG.unauthorizedOperation);
-      const refusal = typeRefusal("create", caller.user_type, p.user_type);
-      if (refusal) throw refusal;
-      const place = await placeFor(ctx, caller, p.user_type, { site_id: given(p.site_id), plant_id: given(p.plant_id) });
-      if (p.password != null && !isStrongPassword(p.password)) throw badRequest(MSG.weakPassword);
-      const username = p.username.toLowerCase();
-      if (await repo.findUser(this.db, username)) throw conflict(MSG.userExists);
-
-      const password = p.password ?? generatePassword();
-      const created_at = Date.now();
-      const user = {
-        username,
-        password_hash: await hashPassword(password),
-        user_type: p.user_type,
-        ...place,
-        mobile_number: p.mobile_number,
-        country_code: p.country_code,
-        modules: p.modules ? modulesFrom(p.modules) : defaultModules(p.user_type),
-        created_at,
-      };
-      await this.db.transaction(async (tx) => {
-        if (!(await repo.insertUser(tx, user))) throw conflict(MSG.userExists);
-        await stageAudit(this.streams, tx, ctx, userChange("create", user, diff(null, audited(user))));
-        // Inside the transaction: a user whose generated password cannot be sent is not created.
-        if (p.password == null) {
-          await notifierClient.call(ctx, "email.send", {
-            to: username,
-            subject: EMAIL.accountSubject,
-            text: EMAIL.accountText(username, password),
-            idempotency_key: `auth:account:${username}:${created_at}`,
-            sensitive: true,
-          });
-        }
-      });
-      void authEvents.emit(ctx, "auth.user.created", userEvent({ username, user_type: p.user_type, ...place }));
-      return { status: "CREATED", message: MSG.userCreated };
+    handler(ctx: Context<CreateParams, RequestMeta>) {
+      return users.createUser(this.use(ctx), ctx.params);
     },
   },
 
@@ -201,24 +99,8 @@ export const usersActions: AuthActions = {
       errors: [[404, MSG.userNotFound], [400, MSG.cantDelete], [400, MSG.deleteFailed], [403, MSG.deleteForbidden]],
     },
     params: { username: text },
-    async handler(ctx: Context<{ username: string }, RequestMeta>) {
-      const caller = ctx.meta.user;
-      const target = await repo.findUser(this.db, ctx.params.username.toLowerCase());
-      if (!target || !userVisibleTo(caller, target)) throw notFound(MSG.userNotFound);
-      if (target.reserved || target.username === caller.username) throw badRequest(MSG.cantDelete);
-      const refusal = typeRefusal("delete", caller.user_type, target.user_type);
-      if (refusal) throw refusal;
-      try {
-        await auditedWrite(this.db, this.streams, ctx, userChange("delete", target, diff(audited(target), null)), (db) => repo.deleteUser(db, target.username));
-      } catch (err) {
-        // The database away: 503 (lib/errors.ts), which the caller may retry; not a refused delete.
-        if (isDatabaseUnavailable(err)) throw err;
-        this.logger.error("user delete failed", err);
-        throw badRequest(MSG.deleteFailed);
-      }
-      await this.forgetCredentials(target.username);
-      void authEvents.emit(ctx, "auth.user.removed", { ...userEvent(target), created_at: Number(target.created_at) });
-      return { status: "OK", message: MSG.userDeleted };
+    handler(ctx: Context<{ username: string }, RequestMeta>) {
+      return users.removeUser(this.use(ctx), ctx.params);
     },
   },
 
@@ -255,44 +137,8 @@ export const usersActions: AuthActions = {
     // The REPL names the user by `username` alone, so `user` is optional. The body's username is
     // required by the spec; it does not rename the user.
     params: { ...userFields, password: { ...text, nullable: true }, user: optionalText },
-    async handler(ctx: Context<UpdateParams, RequestMeta>) {
-      const caller = ctx.meta.user;
-      const p = ctx.params;
-      if (caller.user_type === "support-analyst") throw new DomainError(403, MSG.supportAnalystCantUpdate);
-      // Contract: a general-user writes alert notes and notebooks only, its own record included.
-      if (caller.user_type === "general-user") throw new DomainError(403, MSG.updateForbidden);
-      // A token is an integration's, not a person's: it may not set a password, and so outlive its own revocation.
-      if (ctx.meta.token && p.password != null) throw new DomainError(403, MSG.unauthorizedOperation);
-      const existing = await repo.findUser(this.db, (p.user ?? p.username).toLowerCase());
-      if (!existing || !userVisibleTo(caller, existing)) throw notFound(MSG.updateUserNotFound);
-      // Type refusals come before places, so an escalation is refused as such and not as a bad place.
-      if (existing.username !== caller.username) {
-        const refusal =
-          typeRefusal("update", caller.user_type, existing.user_type) ?? typeRefusal("update", caller.user_type, p.user_type);
-        if (refusal) throw refusal;
-      }
-      const place = await placeFor(ctx, caller, p.user_type, { site_id: given(p.site_id), plant_id: given(p.plant_id) }, existing);
-      const modules = p.modules ? modulesFrom(p.modules) : existing.modules;
-      const refusal = updateRefusal(caller, existing, { user_type: p.user_type, ...place, modules });
-      if (refusal) throw refusal;
-      if (p.password !== null && !isStrongPassword(p.password)) throw badRequest(MSG.weakPassword);
-      const password_hash = p.password === null ? null : await hashPassword(p.password);
-
-      const change = {
-        mobile_number: p.mobile_number,
-        country_code: p.country_code,
-        user_type: p.user_type,
-        ...place,
-        modules,
-        password_hash,
-      };
-      const after = { ...change, password_hash: password_hash ?? existing.password_hash };
-      await auditedWrite(this.db, this.streams, ctx, userChange("update", existing, diff(audited(existing), audited(after))), (db) =>
-        repo.updateUser(db, existing.username, change),
-      );
-      await this.forgetCredentials(existing.username);
-      void authEvents.emit(ctx, "auth.user.updated", userEvent({ username: existing.username, user_type: p.user_type, ...place }));
-      return { status: "OK", message: MSG.userUpdated };
+    handler(ctx: Context<UpdateParams, RequestMeta>) {
+      return users.updateUser(this.use(ctx), ctx.params);
     },
   },
 
@@ -307,11 +153,8 @@ export const usersActions: AuthActions = {
       errors: [[404, MSG.userNotFound]],
     },
     params: { username: text },
-    async handler(ctx: Context<{ username: string }, RequestMeta>) {
-      const row = await repo.findUser(this.db, ctx.params.username.toLowerCase());
-      if (!row || !userVisibleTo(ctx.meta.user, row)) throw notFound(MSG.userNotFound);
-      const names = await namesFor(ctx, [row]);
-      return fetchView(row, names(row));
+    handler(ctx: Context<{ username: string }, RequestMeta>) {
+      return users.getUser(this.use(ctx), ctx.params);
     },
   },
 
@@ -337,23 +180,8 @@ export const usersActions: AuthActions = {
       ...PAGE_PARAMS,
       $$messages: { unknown: MSG.excessInputs },
     },
-    async handler(ctx: Context<ListParams, RequestMeta>) {
-      const caller = ctx.meta.user;
-      const siteId = given(ctx.params.site_id);
-      const plantId = given(ctx.params.plant_id);
-      if (caller.user_type !== "saas-admin" && (siteId === undefined || plantId === undefined)) {
-        throw badRequest(MSG.insufficientInputs);
-      }
-      // `*` names every site or plant, as list items show it for users not tied to one.
-      const only = (id: string | undefined) => (id === undefined || id === "*" ? undefined : id.toLowerCase());
-      const { total, rows } = await repo.listUsers(
-        this.db,
-        { site_id: only(siteId), plant_id: only(plantId), scope: scopeOf(caller) },
-        ctx.params,
-      );
-      const names = await namesFor(ctx, rows);
-      setTotal(ctx, total);
-      return rows.map((row) => listItem(row, names(row)));
+    handler(ctx: Context<ListParams, RequestMeta>) {
+      return users.listUsers(this.use(ctx), ctx.params);
     },
   },
 };

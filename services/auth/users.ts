@@ -1,45 +1,20 @@
 /**
- * Users in the spec's shapes, and the rules of who may see and manage whom (contract: Identity
- * and access). Pure: the service file does the I/O and asks these functions what to answer.
+ * Users: the rules of who may see and manage whom (contract: Identity and access), the spec's
+ * shapes, and the operations over the port (create, delete, update, fetch, list, the contact
+ * lookup other services use, the first start's admin). Sites and plants are checked in places.ts.
  */
 import { MODULES, scopeOf, type ModuleName, type Principal, type UserType } from "../../lib/access";
-import { DomainError } from "../../lib/errors";
-import type { UserEvent } from "./contract";
-import { MSG } from "./messages";
-
-/** A row of auth.users. bigint columns arrive from pg as text, which is the spec's form for the two timestamps. */
-export interface UserRow {
-  username: string;
-  password_hash: string;
-  user_type: UserType;
-  site_id: string | null;
-  plant_id: string | null;
-  mobile_number: string;
-  country_code: string;
-  modules: string[];
-  created_at: string;
-  last_login_time: string | null;
-  reserved: boolean;
-  hidden: boolean;
-}
-
-/** Where a user belongs: both null for the types that see every site, plant null for a site-admin. */
-export interface Place {
-  site_id: string | null;
-  plant_id: string | null;
-}
-
-export interface PlaceNames {
-  site_name: string | null;
-  plant_name: string | null;
-}
-
-export type PlaceKind = "all" | "site" | "plant";
-
-export function placeKindOf(type: UserType): PlaceKind {
-  if (type === "saas-admin" || type === "support-analyst") return "all";
-  return type === "site-admin" ? "site" : "plant";
-}
+import { diff, type AuditChange } from "../../lib/audit";
+import type { ParamsOf, ReplyOf } from "../../lib/contract";
+import { DomainError, badRequest, conflict, isDatabaseUnavailable, notFound } from "../../lib/errors";
+import type { AuthContract, UserEvent } from "./contract";
+import { forgetCredentials } from "./credential-cache";
+import { EMAIL, MSG } from "./messages";
+import { generatePassword, hashPassword, isStrongPassword } from "./passwords";
+import { given, namesFor, placeFor, placeKindOf, placeOf, type PlaceNames } from "./places";
+import type { AuthPort, AuthRequestPort } from "./port";
+import * as repo from "./users.repo";
+import type { UserRow } from "./users.repo";
 
 const isModule = (name: string): name is ModuleName => (MODULES as readonly string[]).includes(name);
 
@@ -80,12 +55,6 @@ export function userVisibleTo(caller: Principal, user: Pick<UserRow, "username" 
   if (placeKindOf(user.user_type) === "all" || user.site_id !== scope.site_id) return false;
   if (scope.kind === "site") return true;
   return placeKindOf(user.user_type) === "plant" && user.plant_id === scope.plant_id;
-}
-
-/** The place a row stands for, whatever was stored in the columns its type does not use. */
-export function placeOf(row: Pick<UserRow, "user_type" | "site_id" | "plant_id">): Place {
-  const kind = placeKindOf(row.user_type);
-  return { site_id: kind === "all" ? null : row.site_id, plant_id: kind === "plant" ? row.plant_id : null };
 }
 
 export type UserWrite = "create" | "update" | "delete";
@@ -249,4 +218,194 @@ export function fetchView(row: UserRow, names: PlaceNames): UserFetchView {
 
 export function userEvent(row: Pick<UserRow, "username" | "user_type" | "site_id" | "plant_id">): UserEvent {
   return { username: row.username, user_type: row.user_type, site_id: row.site_id, plant_id: row.plant_id };
+}
+
+interface UserFields {
+  username: string;
+  mobile_number: string;
+  country_code: string;
+  user_type: UserType;
+  site_id?: string;
+  plant_id?: string;
+  modules?: ModulesInput;
+}
+export type CreateParams = UserFields & { password?: string | null };
+/** `user`: whom the path names. */
+export type UpdateParams = UserFields & { password: string | null; user?: string };
+export interface ListParams {
+  site_id?: string;
+  plant_id?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** What the audit trail records of a user: its grants and contact details, its password only as set ("***"). */
+const audited = (u: Pick<UserRow, "user_type" | "site_id" | "plant_id" | "mobile_number" | "country_code" | "modules" | "password_hash">) => ({
+  user_type: u.user_type,
+  site_id: u.site_id,
+  plant_id: u.plant_id,
+  mobile_number: u.mobile_number,
+  country_code: u.country_code,
+  modules: u.modules,
+  password_hash: u.password_hash,
+});
+
+/** Where a user's audit entries belong: its site, and its plant (a site admin's `*`, every plant, is none in particular). */
+export const userPlace = (u: Pick<UserRow, "site_id" | "plant_id">): Pick<AuditChange, "site_id" | "plant_id"> => ({
+  site_id: u.site_id,
+  plant_id: u.plant_id === "*" ? null : u.plant_id,
+});
+
+const userChange = (action: AuditChange["action"], u: Pick<UserRow, "username" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
+  action,
+  entity_type: "user",
+  entity_id: u.username,
+  ...userPlace(u),
+  changes,
+});
+
+/** A user's contact details for notifications, or null for an unknown user. */
+export async function resolveContact(port: AuthPort, p: ParamsOf<AuthContract, "users.resolve">): Promise<ReplyOf<AuthContract, "users.resolve">> {
+  const row = await repo.findUser(port.db, p.username.toLowerCase());
+  if (!row) return null;
+  return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code, created_at: Number(row.created_at) };
+}
+
+export async function createUser(port: AuthRequestPort, p: CreateParams): Promise<{ status: "CREATED"; message: string }> {
+  const { caller } = port;
+  // A user made by an integration's token holds a credential that outlives the token's expiry and revocation: a password
+  // the token's holder chose, or the generated one emailed to a username the holder may control (docs/security.md). The
+  // gateway refuses a Bearer request already (refusesTokens); a call from another service carrying the meta is refused alike.
+  if (port.token) throw new DomainError(403, MSG.unauthorizedOperation);
+  const refusal = typeRefusal("create", caller.user_type, p.user_type);
+  if (refusal) throw refusal;
+  const place = await placeFor(port, caller, p.user_type, { site_id: given(p.site_id), plant_id: given(p.plant_id) });
+  if (p.password != null && !isStrongPassword(p.password)) throw badRequest(MSG.weakPassword);
+  const username = p.username.toLowerCase();
+  if (await repo.findUser(port.db, username)) throw conflict(MSG.userExists);
+
+  const password = p.password ?? generatePassword();
+  const created_at = Date.now();
+  const user = {
+    username,
+    password_hash: await hashPassword(password),
+    user_type: p.user_type,
+    ...place,
+    mobile_number: p.mobile_number,
+    country_code: p.country_code,
+    modules: p.modules ? modulesFrom(p.modules) : defaultModules(p.user_type),
+    created_at,
+  };
+  await port.db.transaction(async (tx) => {
+    if (!(await repo.insertUser(tx, user))) throw conflict(MSG.userExists);
+    await port.stageAudit(tx, userChange("create", user, diff(null, audited(user))));
+    // Inside the transaction: a user whose generated password cannot be sent is not created.
+    if (p.password == null) {
+      await port.sendEmail({
+        to: username,
+        subject: EMAIL.accountSubject,
+        text: EMAIL.accountText(username, password),
+        idempotency_key: `auth:account:${username}:${created_at}`,
+        sensitive: true,
+      });
+    }
+  });
+  port.userChanged("auth.user.created", userEvent({ username, user_type: p.user_type, ...place }));
+  return { status: "CREATED", message: MSG.userCreated };
+}
+
+export async function removeUser(port: AuthRequestPort, p: { username: string }): Promise<{ status: "OK"; message: string }> {
+  const { caller } = port;
+  const target = await repo.findUser(port.db, p.username.toLowerCase());
+  if (!target || !userVisibleTo(caller, target)) throw notFound(MSG.userNotFound);
+  if (target.reserved || target.username === caller.username) throw badRequest(MSG.cantDelete);
+  const refusal = typeRefusal("delete", caller.user_type, target.user_type);
+  if (refusal) throw refusal;
+  try {
+    await port.auditedWrite(userChange("delete", target, diff(audited(target), null)), (db) => repo.deleteUser(db, target.username));
+  } catch (err) {
+    // The database away: 503 (lib/errors.ts), which the caller may retry; not a refused delete.
+    if (isDatabaseUnavailable(err)) throw err;
+    port.logger.error("user delete failed", err);
+    throw badRequest(MSG.deleteFailed);
+  }
+  await forgetCredentials(port, target.username);
+  port.userChanged("auth.user.removed", { ...userEvent(target), created_at: Number(target.created_at) });
+  return { status: "OK", message: MSG.userDeleted };
+}
+
+/** The path names the user (the gateway lets it win over the body's `username`); a null password keeps the old one. */
+export async function updateUser(port: AuthRequestPort, p: UpdateParams): Promise<{ status: "OK"; message: string }> {
+  const { caller } = port;
+  if (caller.user_type === "support-analyst") throw new DomainError(403, MSG.supportAnalystCantUpdate);
+  // Contract: a general-user writes alert notes and notebooks only, its own record included.
+  if (caller.user_type === "general-user") throw new DomainError(403, MSG.updateForbidden);
+  // A token is an integration's, not a person's: it may not set a password, and so outlive its own revocation.
+  if (port.token && p.password != null) throw new DomainError(403, MSG.unauthorizedOperation);
+  const existing = await repo.findUser(port.db, (p.user ?? p.username).toLowerCase());
+  if (!existing || !userVisibleTo(caller, existing)) throw notFound(MSG.updateUserNotFound);
+  // Type refusals come before places, so an escalation is refused as such and not as a bad place.
+  if (existing.username !== caller.username) {
+    const refusal = typeRefusal("update", caller.user_type, existing.user_type) ?? typeRefusal("update", caller.user_type, p.user_type);
+    if (refusal) throw refusal;
+  }
+  const place = await placeFor(port, caller, p.user_type, { site_id: given(p.site_id), plant_id: given(p.plant_id) }, existing);
+  const modules = p.modules ? modulesFrom(p.modules) : existing.modules;
+  const refusal = updateRefusal(caller, existing, { user_type: p.user_type, ...place, modules });
+  if (refusal) throw refusal;
+  if (p.password !== null && !isStrongPassword(p.password)) throw badRequest(MSG.weakPassword);
+  const password_hash = p.password === null ? null : await hashPassword(p.password);
+
+  const change = {
+    mobile_number: p.mobile_number,
+    country_code: p.country_code,
+    user_type: p.user_type,
+    ...place,
+    modules,
+    password_hash,
+  };
+  const after = { ...change, password_hash: password_hash ?? existing.password_hash };
+  await port.auditedWrite(userChange("update", existing, diff(audited(existing), audited(after))), (db) => repo.updateUser(db, existing.username, change));
+  await forgetCredentials(port, existing.username);
+  port.userChanged("auth.user.updated", userEvent({ username: existing.username, user_type: p.user_type, ...place }));
+  return { status: "OK", message: MSG.userUpdated };
+}
+
+export async function getUser(port: AuthRequestPort, p: { username: string }): Promise<UserFetchView> {
+  const row = await repo.findUser(port.db, p.username.toLowerCase());
+  if (!row || !userVisibleTo(port.caller, row)) throw notFound(MSG.userNotFound);
+  const names = await namesFor(port, [row]);
+  return fetchView(row, names(row));
+}
+
+/** `plant_id` `*` (or none, for a SaaS admin) means every plant of the site. */
+export async function listUsers(port: AuthRequestPort, p: ListParams): Promise<UserListItem[]> {
+  const { caller } = port;
+  const siteId = given(p.site_id);
+  const plantId = given(p.plant_id);
+  if (caller.user_type !== "saas-admin" && (siteId === undefined || plantId === undefined)) {
+    throw badRequest(MSG.insufficientInputs);
+  }
+  // `*` names every site or plant, as list items show it for users not tied to one.
+  const only = (id: string | undefined) => (id === undefined || id === "*" ? undefined : id.toLowerCase());
+  const { total, rows } = await repo.listUsers(port.db, { site_id: only(siteId), plant_id: only(plantId), scope: scopeOf(caller) }, p);
+  const names = await namesFor(port, rows);
+  port.setTotal(total);
+  return rows.map((row) => listItem(row, names(row)));
+}
+
+/** First start with no users: the SaaS admin from ADMIN_USERNAME / ADMIN_PASSWORD (or a generated one, printed once). */
+export async function bootstrapAdmin(port: AuthPort, admin: { username: string; password: string | undefined }): Promise<void> {
+  await port.db.transaction(async (tx) => {
+    // Replicas starting together take turns, so exactly one creates the admin.
+    await repo.lockBootstrap(tx);
+    if ((await repo.countUsers(tx)) > 0) return;
+    const password = admin.password ?? generatePassword();
+    await repo.insertReservedAdmin(tx, admin.username, await hashPassword(password), [...MODULES], Date.now());
+    if (admin.password) {
+      port.logger.info(`Bootstrap SaaS admin created: ${admin.username} (password from ADMIN_PASSWORD)`);
+    } else {
+      port.logger.warn(`Bootstrap SaaS admin created. Username: ${admin.username}  Password: ${password}  (shown once; set ADMIN_PASSWORD to choose it)`);
+    }
+  });
 }

@@ -3,33 +3,19 @@
  * true, each keyed `alert:<alert_id>:<user>:<medium>`, so the same alert handed over again (the
  * alerts stream redelivering after a crash or a timeout, a tool calling the action) sends nothing
  * twice. Email goes to the username (an email address), SMS and WhatsApp to country_code +
- * mobile_number. Alerts arrive on the alerts stream (ALERTS_STREAM, the durable group "notifier");
- * `notifier.alerts.notify` does the same for tools and tests.
+ * mobile_number. Alerts arrive on the alerts stream (alerts.actions.ts, ALERTS_STREAM, the durable
+ * group "notifier"); `notifier.alerts.notify` does the same for tools and tests.
  */
-import type { Context, ServiceBroker } from "moleculer";
-import type { DataSource } from "typeorm";
-import { STREAMS, type AlertingStreams, type AlertOpened } from "../alerting/contract";
-import { authClient, type UserContact } from "../auth/contract";
-import { resolveSite } from "../config/contract";
+import type { AlertOpened } from "../alerting/contract";
+import type { UserContact } from "../auth/contract";
 import { inScope, scopeOf, type Principal } from "../../lib/access";
 import { config } from "../../lib/config";
-import type { Caller } from "../../lib/contract";
-import { countDomain } from "../../lib/metrics";
-import { compileParams, MAX_TEXT } from "../../lib/validation";
-import type { StreamConsumers } from "../../mixins/stream.mixin";
 import type { Medium, SendResult } from "./delivery";
 import { localIso } from "./local-time";
+import { startDelivery } from "./notifications";
 import { claimDue, recordAttempt, recordNotification } from "./notifications.repo";
+import type { NotifierPort } from "./port";
 import { phoneNumber } from "./twilio";
-
-/** What the alert path needs of the notifier service (its `this`). */
-export interface NotifierThis {
-  broker: ServiceBroker;
-  logger: ServiceBroker["logger"];
-  db: DataSource;
-  deliverDue(id?: string): Promise<void>;
-  track(task: Promise<void>): void;
-}
 
 const fmt = (v: number | null): string => (v === null ? "n/a" : String(Math.round(v * 1000) / 1000));
 
@@ -102,12 +88,12 @@ export function alertShortText(a: AlertOpened, content: AlertContent = defaultCo
 
 /**
  * The site's zone: the notice's own, else config's (a notice staged before notices carried it);
- * undefined (UTC) when neither can say. Config down is not worth holding a notice back for.
+ * undefined (UTC) when neither can say.
  */
-async function siteZone(self: NotifierThis, caller: Caller, a: AlertOpened): Promise<string | undefined> {
+async function siteZone(port: NotifierPort, a: AlertOpened): Promise<string | undefined> {
   if (a.timezone) return a.timezone;
-  if (!a.site_id || !self.broker.registry.actions.isAvailable("config.sites.resolve")) return undefined;
-  const site = await resolveSite(caller, a.site_id).catch(() => null);
+  if (!a.site_id) return undefined;
+  const site = await port.resolveSite(a.site_id);
   return site?.timezone || undefined;
 }
 
@@ -116,86 +102,14 @@ const MEDIA: Medium[] = ["email", "sms", "whatsapp"];
 /** A contact's place as a principal's: scope is decided by type and place, never by modules. */
 const contactScope = (c: UserContact): Principal => ({ username: c.username, user_type: c.user_type, site_id: c.site_id, plant_id: c.plant_id, modules: [] });
 
-const anyText = { type: "string", max: 2000 } as const;
-
-/** An opened alert as the notifier takes it, by action or from the stream. */
-const ALERT_PARAMS = {
-  alert_id: { type: "string", max: MAX_TEXT },
-  watcher_id: anyText,
-  watcher_name: anyText,
-  trigger_id: anyText,
-  trigger_name: anyText,
-  severity: anyText,
-  start_time: anyText,
-  start_ts: "number",
-  site: anyText,
-  plant: anyText,
-  // Optional: notices queued before alerts carried their place have none (and are delivered as then).
-  site_id: { ...anyText, optional: true },
-  plant_id: { ...anyText, optional: true },
-  timezone: { ...anyText, optional: true },
-  function: anyText,
-  asset: anyText,
-  monitor: anyText,
-  tag: anyText,
-  value: { type: "number", nullable: true },
-  threshold: { type: "number", nullable: true },
-  comparison: anyText,
-  unit: anyText,
-  conditions: { type: "array", max: 100, items: "object" },
-  notifyTo: {
-    type: "object",
-    props: { email: "boolean", sms: "boolean", whatsapp: "boolean", users: { type: "array", max: 200, items: { type: "string", max: 320 } } },
-  },
-  // A re-notification, an escalation tier or a shelf's end (alerting's followups.ts): its own key part.
-  followup: { type: "string", max: 64, optional: true },
-  // A silence (alerting's nodata.ts): no value, the trigger's no_data duration instead.
-  reason: { type: "enum", values: ["no_data"], optional: true },
-  no_data: { type: "string", max: 32, optional: true },
-};
-/** The stream's messages skip the action's params check: the same check, so a malformed one is dead-lettered, not recorded. */
-const checkAlert = compileParams(ALERT_PARAMS);
-
-export const alertsNotify = {
-  visibility: "public" as const,
-  params: ALERT_PARAMS,
-  handler(this: NotifierThis, ctx: Context<AlertOpened>): Promise<SendResult[]> {
-    return notifyAlert(this, ctx, ctx.params);
-  },
-};
-
-/**
- * The alerts stream, read by the durable group "notifier": every replica shares it, so each
- * opened alert is handled by one of them, and alerts opened while no notifier ran wait in the
- * stream. A throw (auth not answering) gets the message delivered again later, as often as it
- * takes: a notice is never given up on (a missed alert is a broken machine), only retried with
- * back-off capped at 30 s, its watcher's later notices waiting behind it.
- */
-export const ALERTS_STREAM: StreamConsumers<NotifierThis, AlertingStreams> = {
-  [STREAMS.alerts]: {
-    group: "notifier",
-    concurrency: 4,
-    maxDeliveries: Infinity,
-    async handler(alert) {
-      // Typed by alerting's contract, checked like the action's params all the same (another version may have sent it).
-      const finding = checkAlert(alert);
-      if (finding !== true) {
-        // No retry can make it an alert, and it would hold back every later notice of its watcher.
-        this.logger.error(`alerts stream: dropped a message that is not an opened alert (${finding.field}): ${JSON.stringify(alert).slice(0, 500)}`);
-        return;
-      }
-      await notifyAlert(this, this.broker, alert);
-    },
-  },
-};
-
-async function notifyAlert(self: NotifierThis, caller: Caller, a: AlertOpened): Promise<SendResult[]> {
+/** The notifications an opened alert asks for, recorded and started. */
+export async function notifyAlert(port: NotifierPort, a: AlertOpened): Promise<SendResult[]> {
   const media = MEDIA.filter((m) => a.notifyTo[m]);
   // auth down is an error here, so the alert is handed over again; an unknown user is a null.
   const contacts = await Promise.all(
-    a.notifyTo.users.map((username) => authClient.call(caller, "users.resolve", { username })),
+    a.notifyTo.users.map((username) => port.resolveContact(username)),
   );
-  const content: AlertContent = { timeZone: await siteZone(self, caller, a), publicUrl: config().publicUrl };
+  const content: AlertContent = { timeZone: await siteZone(port, a), publicUrl: config().publicUrl };
   const results: SendResult[] = [];
   for (const [i, username] of a.notifyTo.users.entries()) {
     const found = contacts[i] ?? null;
@@ -205,7 +119,7 @@ async function notifyAlert(self: NotifierThis, caller: Caller, a: AlertOpened): 
     for (const medium of media) {
       const recipient = !contact ? "" : medium === "email" ? contact.username : phoneNumber(contact.country_code, contact.mobile_number);
       const { row, created } = await recordNotification(
-        self.db,
+        port.db,
         {
           medium,
           recipient,
@@ -218,20 +132,20 @@ async function notifyAlert(self: NotifierThis, caller: Caller, a: AlertOpened): 
         Date.now(),
       );
       // Recorded, not dropped: nobody by that name to deliver to. Claimed first, so no sweep tries it meanwhile.
-      const [claimed] = created && !contact ? await claimDue(self.db, Date.now(), { id: row.notification_id, limit: 1 }) : [];
+      const [claimed] = created && !contact ? await claimDue(port.db, Date.now(), { id: row.notification_id, limit: 1 }) : [];
       if (claimed) {
-        await recordAttempt(self.db, claimed, 1, Date.now(), {
+        await recordAttempt(port.db, claimed, 1, Date.now(), {
           outcome: "permanent",
           status: "failed",
           nextAttemptAt: null,
           error: outside ? `user ${username} is outside the alert's site or plant` : `unknown user ${username}`,
           redact: false,
         });
-        countDomain(self.broker, "notifications.failed", { medium });
+        port.countFinal("failed", medium);
         results.push({ notification_id: row.notification_id, status: "failed" });
         continue;
       }
-      if (created) self.track(self.deliverDue(row.notification_id));
+      if (created) startDelivery(port, row.notification_id);
       results.push({ notification_id: row.notification_id, status: row.status });
     }
   }

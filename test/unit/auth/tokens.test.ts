@@ -12,7 +12,7 @@ import {
   tokenRefusal,
   tokenView,
 } from "../../../services/auth/tokens";
-import type { UserRow } from "../../../services/auth/users";
+import type { UserRow } from "../../../services/auth/users.repo";
 
 const row = (username: string, user_type: UserType, site_id: string | null = null, plant_id: string | null = null): UserRow => ({
   username,

@@ -41,7 +41,7 @@ describe("citations in comments and docs", () => {
   it("scans the code base (the walk itself works)", () => {
     expect(files).toEqual(expect.arrayContaining(["lib/audit.ts", "console/app.js", "docs/console.md", "Dockerfile"]));
     expect(files.some((f) => f.startsWith("node_modules/"))).toBe(false);
-    expect(files).toEqual(expect.arrayContaining(["services/pipelines/ingest.ts", "services/auth/repo.ts"]));
+    expect(files).toEqual(expect.arrayContaining(["services/pipelines/ingest.ts", "services/auth/users.repo.ts"]));
   });
 
   it("knows a citation when it sees one", () => {

@@ -1,14 +1,13 @@
-import { sqlMigration } from "../../mixins/db.mixin";
+import { sqlMigration } from "../../../mixins/db.mixin";
 
-export const migrations = [
-  /*
-   * One table for every medium (email now; SMS and WhatsApp through Twilio later), so a delivery
-   * has one history whatever carried it. `idempotency_key` makes a repeated request one
-   * notification. `next_attempt_at` and `claimed_until` let any replica pick up a due retry
-   * without two of them sending the same message.
-   */
-  sqlMigration("NotifierInit1763850000000", [
-    `CREATE TABLE notifications (
+/*
+ * One table for every medium (email now; SMS and WhatsApp through Twilio later), so a delivery
+ * has one history whatever carried it. `idempotency_key` makes a repeated request one
+ * notification. `next_attempt_at` and `claimed_until` let any replica pick up a due retry
+ * without two of them sending the same message.
+ */
+export const init = sqlMigration("NotifierInit1763850000000", [
+  `CREATE TABLE notifications (
        notification_id  uuid PRIMARY KEY,
        medium           text NOT NULL CHECK (medium IN ('email', 'sms', 'whatsapp')),
        recipient        text NOT NULL,
@@ -24,8 +23,8 @@ export const migrations = [
        next_attempt_at  bigint NULL,
        claimed_until    bigint NULL
      )`,
-    `CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'queued'`,
-    `CREATE TABLE notification_attempts (
+  `CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'queued'`,
+  `CREATE TABLE notification_attempts (
        notification_id  uuid NOT NULL REFERENCES notifications(notification_id) ON DELETE CASCADE,
        attempt          integer NOT NULL,
        at               bigint NOT NULL,
@@ -33,9 +32,4 @@ export const migrations = [
        error            text NULL,
        PRIMARY KEY (notification_id, attempt)
      )`,
-  ]),
-  // The admin's listing (REPL `notifications`) reads newest first; without this it sorts the whole table.
-  sqlMigration("NotifierNewestFirst1765100000000", [
-    `CREATE INDEX notifications_newest ON notifications (created_at DESC, notification_id DESC)`,
-  ]),
-];
+]);
