@@ -272,6 +272,12 @@ export async function startApiReplica(cluster: Cluster, probe: string, env: Reco
   });
   replica.start();
   const http = httpClient(`http://127.0.0.1:${port}`);
-  await pollUntil(async () => (await http("GET", probe)).status === 200, 60_000, "the second api replica", [replica]);
+  try {
+    await pollUntil(async () => (await http("GET", probe)).status === 200, 60_000, "the second api replica", [replica]);
+  } catch (err) {
+    // The caller never gets the process to stop: a replica left running keeps jest from exiting.
+    await replica.stop();
+    throw err;
+  }
   return { process: replica, http };
 }
