@@ -3,11 +3,12 @@ import { requireWrite } from "../../lib/access";
 import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import { paged, type ConfigPort, type Page } from "./port";
 import type { ResolvedPlant } from "./contract";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import type { PlantRow } from "./repo";
+import * as repo from "./plants.repo";
+import { isForeignKeyViolation } from "./sql";
+import type { PlantRow } from "./plants.repo";
 import { plantDeleteRefusal } from "./rules";
 import { findSite } from "./sites";
 
@@ -21,7 +22,7 @@ const auditChange = (action: AuditChange["action"], plant: { plant_id: string; s
 });
 
 /** A plant by id with its site's name, if the caller may see it. */
-export async function findPlant(c: ConfigContext, plant_id: string): Promise<PlantRow | null> {
+export async function findPlant(c: ConfigPort, plant_id: string): Promise<PlantRow | null> {
   if (!isId(plant_id)) return null;
   const row = await c.cached(`plant:${plant_id}`, () => repo.plantById(c.db, plant_id));
   const [site, plant] = c.scopeIds;
@@ -30,7 +31,7 @@ export async function findPlant(c: ConfigContext, plant_id: string): Promise<Pla
 }
 
 /** Op 33. */
-export async function createPlant(c: ConfigContext, p: { plant_name: string; site_id: string }): Promise<{ id: string }> {
+export async function createPlant(c: ConfigPort, p: { plant_name: string; site_id: string }): Promise<{ id: string }> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
@@ -51,7 +52,7 @@ export async function createPlant(c: ConfigContext, p: { plant_name: string; sit
 }
 
 /** Op 34: refused while events, pipelines (both the pipelines service's), assets or functions exist. */
-export async function removePlant(c: ConfigContext, plant_id: string): Promise<string> {
+export async function removePlant(c: ConfigPort, plant_id: string): Promise<string> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
@@ -73,7 +74,7 @@ export async function removePlant(c: ConfigContext, plant_id: string): Promise<s
 
 /** Op 35: renames; the site_id of the body must be the plant's own (plants do not move). */
 export async function updatePlant(
-  c: ConfigContext,
+  c: ConfigPort,
   p: { plant_id: string; plant_name: string; site_id: string },
 ): Promise<string> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
@@ -93,14 +94,14 @@ export async function updatePlant(
 }
 
 /** Op 36. */
-export async function getPlant(c: ConfigContext, plant_id: string): Promise<PlantRow> {
+export async function getPlant(c: ConfigPort, plant_id: string): Promise<PlantRow> {
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
   return plant;
 }
 
 /** Op 37: function_count from this service, pipeline_count from the pipelines service (not cached here). */
-export async function listPlants(c: ConfigContext, p: { site_id: string } & Page) {
+export async function listPlants(c: ConfigPort, p: { site_id: string } & Page) {
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   const [, scopePlant] = c.scopeIds;
@@ -118,7 +119,7 @@ export async function listPlants(c: ConfigContext, p: { site_id: string } & Page
 }
 
 /** Internal `config.plants.resolve`: a plant with its site, or null. */
-export async function resolvePlant(c: ConfigContext, plant_id: string): Promise<ResolvedPlant | null> {
+export async function resolvePlant(c: ConfigPort, plant_id: string): Promise<ResolvedPlant | null> {
   if (!isId(plant_id)) return null;
   return c.cached(`plant.resolve:${plant_id}`, () => repo.plantSummary(c.db, plant_id));
 }
