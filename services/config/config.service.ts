@@ -17,7 +17,13 @@ import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import { assetActions } from "./assets.actions";
 import { AUDIT_SCHEMAS, AUDIT_STREAM_CONSUMER, AuditAppender, auditActions } from "./audit.actions";
 import type { RequestMeta } from "../../lib/contract";
-import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "../pipelines/contract";
+import type {
+  MonitorRegisteredEvent,
+  MonitorUnregisteredEvent,
+  PipelineEvent,
+  PipelineReceivedEvent,
+  PipelinesAnnounced,
+} from "../pipelines/contract";
 import { functionActions } from "./functions.actions";
 import { internalActions } from "./internal.actions";
 import { MSG } from "./messages";
@@ -25,6 +31,7 @@ import { migrations } from "./migrations";
 import * as monitors from "./monitors";
 import { monitorActions } from "./monitors.actions";
 import { CONFIG_SCHEMAS } from "./openapi";
+import * as places from "./pipeline-places";
 import { plantActions } from "./plants.actions";
 import { CACHE_TTL_S, invalidate, portFor } from "./port";
 import { serverTimeActions } from "./server-time.actions";
@@ -84,6 +91,33 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     "pipelines.monitor.unregistered": {
       async handler(ctx: Context<MonitorUnregisteredEvent>) {
         if (await monitors.unregisterMonitor(this.system(ctx), ctx.params)) await this.invalidate();
+      },
+    },
+
+    /** Where the pipelines are and whether they received events: config's copy (pipeline-places.ts). */
+    "pipelines.pipeline.created": {
+      handler(ctx: Context<PipelineEvent>) {
+        return places.pipelinePlaced(this.system(ctx), ctx.params);
+      },
+    },
+    "pipelines.pipeline.updated": {
+      handler(ctx: Context<PipelineEvent>) {
+        return places.pipelinePlaced(this.system(ctx), ctx.params);
+      },
+    },
+    "pipelines.pipeline.deleted": {
+      handler(ctx: Context<PipelineEvent>) {
+        return places.pipelineDeleted(this.system(ctx), ctx.params);
+      },
+    },
+    "pipelines.pipeline.received": {
+      handler(ctx: Context<PipelineReceivedEvent>) {
+        return places.pipelineReceived(this.system(ctx), ctx.params);
+      },
+    },
+    "pipelines.pipelines.announced": {
+      handler(ctx: Context<PipelinesAnnounced>) {
+        return places.pipelinesAnnounced(this.system(ctx), ctx.params);
       },
     },
   },

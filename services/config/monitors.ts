@@ -13,6 +13,7 @@ import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "../pipeli
 import type { MonitorEvent, MonitorFilter, MonitorListItem, MonitorTag, ResolvedMonitor } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
+import { pipelinePlace } from "./pipeline-places";
 import * as repo from "./monitors.repo";
 import { isForeignKeyViolation } from "./sql";
 import type { MonitorFilterValues, MonitorRow } from "./monitors.repo";
@@ -246,11 +247,11 @@ const filterKey = (c: ConfigPort, f: MonitorFilter): string =>
     .map((v) => v ?? "")
     .join(":");
 
-/** Op 21. A pipeline_id the pipelines service does not know, or outside the caller's scope, is invalid. */
+/** Op 21. A pipeline_id of no pipeline (pipeline-places.ts), or of one outside the caller's scope, is invalid. */
 export async function listMonitors(c: ConfigPort, f: MonitorFilter): Promise<MonitorListItem[]> {
   const filter = filterOf(c, f);
   if (f.pipeline_id !== undefined) {
-    const place = await c.pipelinePlace(f.pipeline_id);
+    const place = await pipelinePlace(c, f.pipeline_id);
     const [site, plant] = c.scopeIds;
     if (place === null || (place && ((site !== null && place.site_id !== site) || (plant !== null && place.plant_id !== plant)))) {
       throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));

@@ -6,6 +6,7 @@ import { isId, newId } from "../../lib/ids";
 import { paged, type ConfigPort, type Page } from "./port";
 import type { ResolvedPlant } from "./contract";
 import { MSG } from "./messages";
+import { plantsActivity } from "./pipeline-places";
 import * as repo from "./plants.repo";
 import { isForeignKeyViolation } from "./sql";
 import type { PlantRow } from "./plants.repo";
@@ -51,14 +52,14 @@ export async function createPlant(c: ConfigPort, p: { plant_name: string; site_i
   return { id };
 }
 
-/** Op 34: refused while events, pipelines (both the pipelines service's), assets or functions exist. */
+/** Op 34: refused while events, pipelines (both known from the pipelines service's events), assets or functions exist. */
 export async function removePlant(c: ConfigPort, plant_id: string): Promise<string> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
-  const activity = await c.plantActivity(plant.plant_id);
+  const [activity] = await plantsActivity(c, [plant.plant_id]);
   const counts = await repo.plantContents(c.db, plant.plant_id);
-  const refusal = plantDeleteRefusal({ ...activity, ...counts });
+  const refusal = plantDeleteRefusal({ ...activity!, ...counts });
   if (refusal) throw new DomainError(400, refusal);
   try {
     await c.audited(auditChange("delete", plant, diff({ plant_name: plant.plant_name, site_id: plant.site_id }, null)), (db) =>
@@ -100,14 +101,14 @@ export async function getPlant(c: ConfigPort, plant_id: string): Promise<PlantRo
   return plant;
 }
 
-/** Op 37: function_count from this service, pipeline_count from the pipelines service (not cached here). */
+/** Op 37: function_count from this service's plants, pipeline_count from its copy of the pipelines' places (not cached). */
 export async function listPlants(c: ConfigPort, p: { site_id: string } & Page) {
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   const [, scopePlant] = c.scopeIds;
   const rows = await c.cached(`plants:${site.site_id}:${scopePlant ?? "*"}`, () => repo.plantsOfSite(c.db, site.site_id, c.scopeIds));
   const page = paged(c, rows, p);
-  const activity = await Promise.all(page.map((r) => c.plantActivity(r.plant_id)));
+  const activity = await plantsActivity(c, page.map((r) => r.plant_id));
   return page.map((r, i) => ({
     plant_id: r.plant_id,
     plant_name: r.plant_name,

@@ -1,6 +1,6 @@
 /**
  * `ConfigPort`: what an operation of the config service works with — the database, the caller
- * and its scope, the read cache, change announcements and the pipelines service's counts. The
+ * and its scope, the read cache, change announcements, whether pipelines are deployed. The
  * schema builds one per call (`use(ctx)` for an HTTP caller, `system(ctx)` for internal actions
  * and events, both through `portFor` below), so the resource modules stay free of Moleculer.
  */
@@ -13,7 +13,6 @@ import type { LocalCache, SharedCache, SharedGeneration } from "../../lib/cache"
 import { withJsonText } from "../../lib/json-text";
 import { setTotal, slicePage, type Page } from "../../lib/paging";
 import type { StreamClient } from "../../mixins/stream.mixin";
-import { pipelinesClient, type PlantActivity, type ResolvedPipeline } from "../pipelines/contract";
 import { configEvents, type ConfigChange, type ConfigEntity, type ConfigEntityEvents } from "./contract";
 import { scopeParams } from "./rules";
 
@@ -42,16 +41,12 @@ export interface ConfigPort {
   changed<E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEntityEvents[E]): Promise<void>;
   /** Sets the X-Total-Count response header of a list. */
   setTotal(total: number): void;
-  /** Pipelines and events of a plant, from the pipelines service (zero while it is not deployed). */
-  plantActivity(plant_id: string): Promise<PlantActivity>;
   /**
-   * Where a pipeline is, from the pipelines service: null when it has no such pipeline,
-   * undefined while it is not deployed (nothing to ask).
+   * Whether a pipelines service is on the bus (the registry says so: nothing is asked of it).
+   * Until one is, no plant has pipelines and no pipeline_id is checked (pipeline-places.ts).
    */
-  pipelinePlace(pipeline_id: string): Promise<PipelinePlace | null | undefined>;
+  pipelinesDeployed(): boolean;
 }
-
-export type PipelinePlace = Pick<ResolvedPipeline, "site_id" | "plant_id">;
 
 /** Cached reads live this long at most; every write makes them unreachable at once anyway. */
 export const CACHE_TTL_S = 300;
@@ -78,7 +73,6 @@ export function portFor(host: PortHost, ctx: Context, user: Principal): ConfigPo
     generation ??= host.generation.get();
     return reads.getOrLoad(`config.q.${await generation}.${shortKey(key)}`, CACHE_TTL_S, load);
   };
-  const pipelinesDeployed = () => host.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines");
   const scope = scopeOf(user);
   return {
     db: host.db,
@@ -105,17 +99,7 @@ export function portFor(host: PortHost, ctx: Context, user: Principal): ConfigPo
       await host.broker.emit(`config.${entity}.${change}`, payload);
     },
     setTotal: (total: number) => setTotal(ctx, total),
-    plantActivity: async (plant_id: string): Promise<PlantActivity> => {
-      // Until the pipelines service is deployed no plant has pipelines or events.
-      if (!pipelinesDeployed()) return { pipelines: 0, events: 0 };
-      const counts = await pipelinesClient.call(ctx, "countForPlant", { plant_id });
-      return { pipelines: Number(counts?.pipelines ?? 0), events: Number(counts?.events ?? 0) };
-    },
-    pipelinePlace: async (pipeline_id: string): Promise<PipelinePlace | null | undefined> => {
-      if (!pipelinesDeployed()) return undefined;
-      const found = await pipelinesClient.call(ctx, "resolve", { pipeline_id });
-      return found ? { site_id: found.site_id, plant_id: found.plant_id } : null;
-    },
+    pipelinesDeployed: () => host.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines"),
   };
 }
 

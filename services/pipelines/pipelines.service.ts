@@ -18,6 +18,7 @@ import { secretsKey } from "../../lib/secrets";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
+import { announceToConfig } from "./announcements";
 import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
 import { pipelinesEvents, type PipelinesChanged } from "./contract";
 import { historyActions } from "./history.actions";
@@ -115,6 +116,14 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     "config.site.*": {
       handler: forgetAll,
     },
+    /** A config node joined: it is told every pipeline (announcements.ts). */
+    "$services.changed"() {
+      return announceToConfig(this.env);
+    },
+    /** Events sent while this node was cut off are lost: every config node is told every pipeline again. */
+    "$transporter.connected"() {
+      return announceToConfig(this.env, true);
+    },
   },
 
   async started() {
@@ -131,6 +140,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       broker: this.broker,
     };
     await makePartitionsAhead(this.env);
+    await announceToConfig(this.env);
   },
 };
 
