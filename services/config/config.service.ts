@@ -95,24 +95,9 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     },
 
     /** Where the pipelines are and whether they received events: config's copy (pipeline-places.ts). */
-    "pipelines.pipeline.created": {
-      handler(ctx: Context<PipelineEvent>) {
-        return places.pipelinePlaced(this.system(ctx), ctx.params);
-      },
-    },
-    "pipelines.pipeline.updated": {
-      handler(ctx: Context<PipelineEvent>) {
-        return places.pipelinePlaced(this.system(ctx), ctx.params);
-      },
-    },
-    "pipelines.pipeline.deleted": {
-      handler(ctx: Context<PipelineEvent>) {
-        return places.pipelineDeleted(this.system(ctx), ctx.params);
-      },
-    },
-    "pipelines.pipeline.received": {
-      handler(ctx: Context<PipelineReceivedEvent>) {
-        return places.pipelineReceived(this.system(ctx), ctx.params);
+    "pipelines.pipeline.*": {
+      handler(ctx: Context<PipelineEvent | PipelineReceivedEvent>) {
+        return places.pipelineChanged(this.system(ctx), ctx.eventName ?? "", ctx.params);
       },
     },
     "pipelines.pipelines.announced": {

@@ -29,19 +29,15 @@ export async function pipelinePlace(c: ConfigPort, pipeline_id: string): Promise
 const isPlacement = (e: PipelineEvent): boolean => isId(e.pipeline_id) && isId(e.site_id) && isId(e.plant_id) && Number.isSafeInteger(e.at);
 const lower = (e: PipelineEvent): PipelineEvent => ({ ...e, pipeline_id: e.pipeline_id.toLowerCase(), site_id: e.site_id.toLowerCase(), plant_id: e.plant_id.toLowerCase() });
 
-/** `pipelines.pipeline.created|updated`. */
-export async function pipelinePlaced(c: ConfigPort, e: PipelineEvent): Promise<void> {
-  if (isPlacement(e)) await repo.place(c.db, lower(e));
-}
-
-/** `pipelines.pipeline.deleted`. */
-export async function pipelineDeleted(c: ConfigPort, e: PipelineEvent): Promise<void> {
-  if (isPlacement(e)) await repo.remove(c.db, lower(e));
-}
-
-/** `pipelines.pipeline.received`. */
-export async function pipelineReceived(c: ConfigPort, e: PipelineReceivedEvent): Promise<void> {
-  if (isId(e.pipeline_id)) await repo.receivedEvents(c.db, e.pipeline_id.toLowerCase());
+/** `pipelines.pipeline.created|updated|deleted|received`, by the event's name. */
+export async function pipelineChanged(c: ConfigPort, event: string, e: PipelineEvent | PipelineReceivedEvent): Promise<void> {
+  if (event === "pipelines.pipeline.received") {
+    if (isId(e.pipeline_id)) await repo.receivedEvents(c.db, e.pipeline_id.toLowerCase());
+    return;
+  }
+  if (!("at" in e) || !isPlacement(e)) return;
+  if (event === "pipelines.pipeline.deleted") await repo.remove(c.db, lower(e));
+  else if (event === "pipelines.pipeline.created" || event === "pipelines.pipeline.updated") await repo.place(c.db, lower(e));
 }
 
 /** `pipelines.pipelines.announced`: one part of the list of every pipeline. */

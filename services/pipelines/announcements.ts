@@ -27,13 +27,13 @@ export async function placed(env: PipelinesEnv, change: "created" | "updated" | 
   await pipelinesEvents.emit(env.broker, `pipelines.pipeline.${change}`, event).catch((err: unknown) => env.logger.warn(`pipelines.pipeline.${change} not sent:`, err));
 }
 
-/** After a request's events are stored: the first time this process stores some for the pipeline, config is told. */
-export function received(env: PipelinesEnv, pipeline_id: string): void {
+/** After a request's events are stored: the first time this process stores some for the pipeline, config is told (awaited, as `placed`). */
+export async function received(env: PipelinesEnv, pipeline_id: string): Promise<void> {
   let told = receivedTold.get(env.broker);
   if (!told) receivedTold.set(env.broker, (told = new Set()));
   if (told.has(pipeline_id)) return;
   told.add(pipeline_id);
-  void pipelinesEvents.emit(env.broker, "pipelines.pipeline.received", { pipeline_id }).catch((err: unknown) => env.logger.warn("pipelines.pipeline.received not sent:", err));
+  await pipelinesEvents.emit(env.broker, "pipelines.pipeline.received", { pipeline_id }).catch((err: unknown) => env.logger.warn("pipelines.pipeline.received not sent:", err));
 }
 
 /** Every pipeline, in parts of ordered ids, each read after its `at`. */

@@ -171,7 +171,7 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
     replay = await write();
   }
   if (!replay) env.streams.flush();
-  if (!replay && readings.length > 0) received(env, pipeline.pipeline_id);
+  if (!replay && readings.length > 0) await received(env, pipeline.pipeline_id);
   return replay;
 }
 
@@ -227,7 +227,7 @@ export async function ingestWaveform(
   });
   if (replay) return again(replay);
   env.streams.flush();
-  received(env, pipeline.pipeline_id);
+  await received(env, pipeline.pipeline_id);
   return fresh(answer);
 }
 
