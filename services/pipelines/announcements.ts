@@ -1,13 +1,21 @@
 /**
  * What config keeps a copy of (docs/architecture.md, "Events"): where each pipeline is, and
  * whether it has received events. Each write tells it as it happens (`pipelines.pipeline.*`);
- * the whole list is told again (`pipelines.pipelines.announced`) when this replica starts and
- * whenever a config node joins, so a copy that missed events while config was away is made whole.
+ * the whole list is told again (`pipelines.pipelines.announced`) when this replica starts,
+ * whenever a config node joins, and every ANNOUNCE_EVERY_MS, so a copy that missed events while
+ * config was away is made whole.
  */
 import type { ServiceBroker } from "moleculer";
 import type { PipelinesEnv } from "./context";
 import { pipelinesEvents, type PipelineEvent } from "./contract";
 import { pipelinesAfter } from "./announcements.repo";
+
+/**
+ * The list is told again this often anyway: it bounds how long a copy stays wrong after an event
+ * lost with a dying config node, or after a pipeline deleted while config was away within
+ * config's margin of its last placement (services/config/pipeline-places.repo.ts).
+ */
+export const ANNOUNCE_EVERY_MS = 5 * 60_000;
 
 /** Pipelines per `announced` event: about 130 bytes each, well under NATS's 1 MB payload. */
 const ANNOUNCED_PART = 1000;

@@ -18,7 +18,7 @@ import { secretsKey } from "../../lib/secrets";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
-import { announceToConfig } from "./announcements";
+import { ANNOUNCE_EVERY_MS, announceToConfig } from "./announcements";
 import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
 import { pipelinesEvents, type PipelinesChanged } from "./contract";
 import { historyActions } from "./history.actions";
@@ -61,6 +61,13 @@ const jobs: PeriodicJobs<PipelinesThis> = {
     everyMs: ROLLUP_FOLD_MS,
     run() {
       return foldRollups(this.env);
+    },
+  },
+  // Config's copy of where the pipelines are is made whole again, whatever event it missed (announcements.ts).
+  announcePipelines: {
+    everyMs: ANNOUNCE_EVERY_MS,
+    run() {
+      return announceToConfig(this.env, true);
     },
   },
   partitionsAhead: {
