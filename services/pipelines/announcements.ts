@@ -20,7 +20,7 @@ export const ANNOUNCE_EVERY_MS = 5 * 60_000;
 /** Pipelines per `announced` event: about 130 bytes each, well under NATS's 1 MB payload. */
 const ANNOUNCED_PART = 1000;
 
-/** The config nodes each broker has announced the pipelines to. */
+/** The config nodes (node and instance ids) each broker has announced the pipelines to. */
 const announcedTo = new WeakMap<ServiceBroker, Set<string>>();
 /** The pipelines whose first events each broker has told of: once per process is enough, the list tells the rest. */
 const receivedTold = new WeakMap<ServiceBroker, Set<string>>();
@@ -67,7 +67,8 @@ export async function announceToConfig(env: PipelinesEnv, again = false): Promis
     env.broker.registry
       .getServiceList({ onlyAvailable: true })
       .filter((s) => s.name === "config")
-      .map((s) => String(s.nodeID)),
+      // A process started again may keep its node id: its instance id is new.
+      .map((s) => `${String(s.nodeID)}/${env.broker.registry.nodes.get(String(s.nodeID))?.instanceID ?? ""}`),
   );
   const known = again ? new Set<string>() : (announcedTo.get(env.broker) ?? new Set<string>());
   announcedTo.set(env.broker, nodes);
