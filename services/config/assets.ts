@@ -8,10 +8,10 @@ import type { AssetAttributes, AssetEvent, AssetFilter, AssetListItem, ResolvedA
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
 import * as repo from "./assets.repo";
-import { isForeignKeyViolation } from "./sql";
 import type { AssetFilterValues, AssetRow } from "./assets.repo";
 import type { FunctionRow } from "./functions.repo";
 import { compact, parseYesNo, scopeKey, yesNo } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 export interface AssetWrite {
   asset_name: string;

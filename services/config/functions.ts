@@ -8,9 +8,9 @@ import type { FunctionEvent, ResolvedFunction } from "./contract";
 import { MSG } from "./messages";
 import { findPlant } from "./plants";
 import * as repo from "./functions.repo";
-import { isForeignKeyViolation } from "./sql";
 import type { FunctionRow } from "./functions.repo";
 import { functionDeleteRefusal } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 const eventOf = (f: Pick<FunctionRow, "function_id" | "function_name" | "plant_id" | "site_id">): FunctionEvent => ({
   function_id: f.function_id,

@@ -15,7 +15,6 @@ import { findFunction } from "./functions";
 import { MSG } from "./messages";
 import { pipelinePlace } from "./pipeline-places";
 import * as repo from "./monitors.repo";
-import { isForeignKeyViolation } from "./sql";
 import type { MonitorFilterValues, MonitorRow } from "./monitors.repo";
 import {
   MONITOR_TYPE_FOR,
@@ -25,6 +24,7 @@ import {
   scopeKey,
   type TagInput,
 } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 export interface MonitorCreate {
   monitor_name: string;

@@ -8,10 +8,10 @@ import type { ResolvedPlant } from "./contract";
 import { MSG } from "./messages";
 import { plantsActivity } from "./pipeline-places";
 import * as repo from "./plants.repo";
-import { isForeignKeyViolation } from "./sql";
 import type { PlantRow } from "./plants.repo";
 import { plantDeleteRefusal } from "./rules";
 import { findSite } from "./sites";
+import { isForeignKeyViolation } from "./sql";
 
 const auditChange = (action: AuditChange["action"], plant: { plant_id: string; site_id: string }, changes: AuditChange["changes"]): AuditChange => ({
   action,

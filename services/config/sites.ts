@@ -8,9 +8,9 @@ import { paged, type ConfigPort, type Page } from "./port";
 import { DEFAULT_RETENTION_DAYS, type ResolvedSite, type SiteEvent } from "./contract";
 import { MSG } from "./messages";
 import * as repo from "./sites.repo";
-import { isForeignKeyViolation } from "./sql";
 import type { SiteRow } from "./sites.repo";
 import { isCoordinate, isTimeZone } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 export interface EdgeFirmwareInput {
   current_version?: string;
