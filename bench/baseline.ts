@@ -12,19 +12,7 @@
 import http from "node:http";
 import { Pool } from "pg";
 // The very statements of the config service (framework-free module), so the baseline cannot drift from them.
-import { ASSET_LIST_SQL, assetListItem, MONITOR_COUNT_SQL, type AssetListRow } from "../services/config/queries";
-
-interface SiteRow {
-  site_id: string;
-  site_name: string;
-  location: string;
-  latitude: string | null;
-  longitude: string | null;
-  timezone: string;
-  retention_period: string;
-  edge_current_version: string | null;
-  edge_previous_version: string | null;
-}
+import { ASSET_LIST_SQL, assetListItem, MONITOR_COUNT_SQL, type AssetListRow, type SiteRow } from "../services/config/queries";
 
 const env = process.env;
 const user = env.BASIC_USER ?? "admin@localhost";

@@ -3,13 +3,15 @@ import { requireWrite } from "../../lib/access";
 import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, type ConfigContext } from "./context";
+import { paged, type ConfigPort } from "./port";
 import type { AssetAttributes, AssetEvent, AssetFilter, AssetListItem, ResolvedAsset } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import type { AssetFilterValues, AssetRow, FunctionRow } from "./repo";
+import * as repo from "./assets.repo";
+import type { AssetFilterValues, AssetRow } from "./assets.repo";
+import type { FunctionRow } from "./functions.repo";
 import { compact, parseYesNo, scopeKey, yesNo } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 export interface AssetWrite {
   asset_name: string;
@@ -54,13 +56,13 @@ const auditChange = (action: AuditChange["action"], asset_id: string, fn: Pick<F
 });
 
 /** An asset with its function, plant and site, without regard to the caller (internal resolve). */
-export async function resolveAssetRow(c: ConfigContext, asset_id: string): Promise<AssetRow | null> {
+export async function resolveAssetRow(c: ConfigPort, asset_id: string): Promise<AssetRow | null> {
   if (!isId(asset_id)) return null;
   return c.cached(`asset:${asset_id}`, () => repo.assetById(c.db, asset_id));
 }
 
 /** An asset, if the caller may see it. */
-export async function findAsset(c: ConfigContext, asset_id: string): Promise<AssetRow | null> {
+export async function findAsset(c: ConfigPort, asset_id: string): Promise<AssetRow | null> {
   const row = await resolveAssetRow(c, asset_id);
   const [site, plant] = c.scopeIds;
   if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
@@ -68,7 +70,7 @@ export async function findAsset(c: ConfigContext, asset_id: string): Promise<Ass
 }
 
 /** The parent function of a create or update; a plant or site in the body must be the function's. */
-async function parentOf(c: ConfigContext, p: AssetWrite): Promise<FunctionRow> {
+async function parentOf(c: ConfigPort, p: AssetWrite): Promise<FunctionRow> {
   const fn = await findFunction(c, p.function_id);
   if (!fn) throw new DomainError(400, MSG.invalidAssetData);
   if ((p.plant_id != null && p.plant_id !== fn.plant_id) || (p.site_id != null && p.site_id !== fn.site_id)) {
@@ -86,7 +88,7 @@ function criticality(value: string | null | undefined, fallback: boolean): boole
 }
 
 /** Op 11. */
-export async function createAsset(c: ConfigContext, p: AssetWrite): Promise<{ id: string }> {
+export async function createAsset(c: ConfigPort, p: AssetWrite): Promise<{ id: string }> {
   requireWrite(c.user, "asset", MSG.unauthorizedOperation);
   const isCritical = criticality(p.is_critical, false);
   const fn = await parentOf(c, p);
@@ -112,7 +114,7 @@ export async function createAsset(c: ConfigContext, p: AssetWrite): Promise<{ id
 }
 
 /** Op 12: refused while monitors are attached; the foreign key settles a monitor created meanwhile. */
-export async function removeAsset(c: ConfigContext, asset_id: string): Promise<string> {
+export async function removeAsset(c: ConfigPort, asset_id: string): Promise<string> {
   requireWrite(c.user, "asset", MSG.unauthorizedOperation);
   const asset = await findAsset(c, asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId(asset_id));
@@ -131,7 +133,7 @@ export async function removeAsset(c: ConfigContext, asset_id: string): Promise<s
  * Op 13: the body is the create body with is_critical required. The function_id must be the
  * asset's own (its monitors are bound to that function); absent attributes are kept.
  */
-export async function updateAsset(c: ConfigContext, p: AssetWrite & { asset_id: string; is_critical: string }): Promise<string> {
+export async function updateAsset(c: ConfigPort, p: AssetWrite & { asset_id: string; is_critical: string }): Promise<string> {
   requireWrite(c.user, "asset", MSG.unauthorizedOperation);
   const asset = await findAsset(c, p.asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId(p.asset_id));
@@ -156,7 +158,7 @@ export async function updateAsset(c: ConfigContext, p: AssetWrite & { asset_id: 
 }
 
 /** Op 14. */
-export async function getAsset(c: ConfigContext, asset_id: string) {
+export async function getAsset(c: ConfigPort, asset_id: string) {
   const a = await findAsset(c, asset_id);
   if (!a) throw new DomainError(400, MSG.invalidAssetId(asset_id));
   return {
@@ -175,7 +177,7 @@ export async function getAsset(c: ConfigContext, asset_id: string) {
  * The filter of ops 15 and 16. A function_id of the wrong shape matches nothing; asset_category
  * `All` means every category (the spec shows it as a value).
  */
-function filterOf(c: ConfigContext, f: AssetFilter): AssetFilterValues {
+function filterOf(c: ConfigPort, f: AssetFilter): AssetFilterValues {
   let critical: boolean | undefined;
   if (f.is_critical !== undefined) {
     critical = parseYesNo(f.is_critical);
@@ -189,24 +191,24 @@ function filterOf(c: ConfigContext, f: AssetFilter): AssetFilterValues {
   };
 }
 
-const filterKey = (c: ConfigContext, f: AssetFilter): string =>
+const filterKey = (c: ConfigPort, f: AssetFilter): string =>
   `${scopeKey(c.scope)}:${f.function_id ?? ""}:${f.asset_category ?? ""}:${f.is_critical?.toLowerCase() ?? ""}`;
 
 /** Op 15: one query whatever the number of assets (repo.ASSET_LIST_SQL). */
-export async function listAssets(c: ConfigContext, f: AssetFilter): Promise<AssetListItem[]> {
+export async function listAssets(c: ConfigPort, f: AssetFilter): Promise<AssetListItem[]> {
   const filter = filterOf(c, f);
   const rows = await c.cachedList(`assets:${filterKey(c, f)}`, () => repo.listAssets(c.db, filter));
   return paged(c, rows, f);
 }
 
 /** Op 16. */
-export async function countAssets(c: ConfigContext, f: AssetFilter): Promise<number> {
+export async function countAssets(c: ConfigPort, f: AssetFilter): Promise<number> {
   const filter = filterOf(c, f);
   return c.cached(`assets.count:${filterKey(c, f)}`, () => repo.countAssets(c.db, filter));
 }
 
 /** Internal `config.assets.resolve`. */
-export async function assetSummary(c: ConfigContext, asset_id: string): Promise<ResolvedAsset | null> {
+export async function assetSummary(c: ConfigPort, asset_id: string): Promise<ResolvedAsset | null> {
   const a = await resolveAssetRow(c, asset_id);
   return a
     ? {

@@ -1,5 +1,5 @@
 /**
- * The audit log's SQL (table `audit_log`, migrations.ts). Entries are appended under one lock, so
+ * The audit log's SQL (table `audit_log`, migrations/0003-audit-trail.ts). Entries are appended under one lock, so
  * the chain is a line: each row's id is the previous one's plus one and names its hash. The
  * table refuses UPDATE, DELETE and TRUNCATE (a trigger); someone who gets past that (a superuser
  * who disables the trigger) is found by `_verify` (audit.ts, walkRow).

@@ -1,27 +1,29 @@
 /**
  * config: the configuration hierarchy (sites → plants → functions → assets, monitors) and the
  * server time. The actions are listed below by resource (each module holds its actions'
- * declarations, params and short handlers); the rules live in the entity modules, the SQL in
- * repo.ts. Every read, list, count, update and delete is limited to the caller's scope
- * (lib/access.ts); the internal actions other services call answer for the whole deployment.
+ * declarations, params and short handlers); the rules live in the resource modules over the
+ * port (port.ts), the SQL in `<resource>.repo.ts`. Every read, list, count, update and delete is
+ * limited to the caller's scope (lib/access.ts); the internal actions other services call answer
+ * for the whole deployment.
  */
-import { createHash } from "node:crypto";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { ConfigLocals, ConfigMethods, ConfigThis } from "./config.types";
-import { scopeOf, type Principal } from "../../lib/access";
+import type { Principal } from "../../lib/access";
 import { LocalCache, SharedCache } from "../../lib/cache";
 import { DomainError } from "../../lib/errors";
-import { withJsonText } from "../../lib/json-text";
-import { setTotal } from "../../lib/paging";
-import { AUDIT_STREAM, auditedWrite, type AuditStreams } from "../../lib/audit";
+import { AUDIT_STREAM, type AuditStreams } from "../../lib/audit";
 import { DbMixin } from "../../mixins/db.mixin";
 import { StreamMixin, type StreamConsumers } from "../../mixins/stream.mixin";
 import { assetActions } from "./assets.actions";
 import { AUDIT_SCHEMAS, AUDIT_STREAM_CONSUMER, AuditAppender, auditActions } from "./audit.actions";
 import type { RequestMeta } from "../../lib/contract";
-import { pipelinesClient, type MonitorRegisteredEvent, type MonitorUnregisteredEvent, type PlantActivity } from "../pipelines/contract";
-import { contextFor, type PipelinePlace } from "./context";
-import { configEvents, type ConfigChange, type ConfigEntity, type ConfigEntityEvents } from "./contract";
+import type {
+  MonitorRegisteredEvent,
+  MonitorUnregisteredEvent,
+  PipelineEvent,
+  PipelineReceivedEvent,
+  PipelinesAnnounced,
+} from "../pipelines/contract";
 import { functionActions } from "./functions.actions";
 import { internalActions } from "./internal.actions";
 import { MSG } from "./messages";
@@ -29,11 +31,12 @@ import { migrations } from "./migrations";
 import * as monitors from "./monitors";
 import { monitorActions } from "./monitors.actions";
 import { CONFIG_SCHEMAS } from "./openapi";
+import * as places from "./pipeline-places";
 import { plantActions } from "./plants.actions";
+import { CACHE_TTL_S, invalidate, portFor } from "./port";
+import { serverTimeActions } from "./server-time.actions";
 import { siteActions } from "./sites.actions";
 
-/** Cached reads live this long at most; every write makes them unreachable at once anyway. */
-const CACHE_TTL_S = 300;
 const GENERATION_KEY = "config.generation";
 /** A lost generation only costs a cold cache, so it need not live forever (nor leak per namespace). */
 const GENERATION_TTL_S = 86400;
@@ -66,21 +69,7 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
     ...internalActions,
     ...auditActions,
 
-    serverTime: {
-      http: {
-        op: 78,
-        routes: ["GET /_config/server-time"],
-        // Under /_config, so behind the Configuration module like the rest of the group (contract: route groups).
-        group: "utility",
-        summary: "Server time",
-        description: "The server's clock: UTC seconds since the epoch, with a fraction (seconds, not milliseconds).",
-        answer: { schema: "number", example: 1767225600.123 },
-      },
-      params: {},
-      handler() {
-        return Date.now() / 1000;
-      },
-    },
+    ...serverTimeActions,
   },
 
   events: {
@@ -104,81 +93,34 @@ const ConfigService: ServiceSchema<ServiceSettingSchema, ConfigMethods, ConfigLo
         if (await monitors.unregisterMonitor(this.system(ctx), ctx.params)) await this.invalidate();
       },
     },
+
+    /** Where the pipelines are and whether they received events: config's copy (pipeline-places.ts). */
+    "pipelines.pipeline.*": {
+      handler(ctx: Context<PipelineEvent | PipelineReceivedEvent>) {
+        return places.pipelineChanged(this.system(ctx), ctx.eventName ?? "", ctx.params);
+      },
+    },
+    "pipelines.pipelines.announced": {
+      handler(ctx: Context<PipelinesAnnounced>) {
+        return places.pipelinesAnnounced(this.system(ctx), ctx.params);
+      },
+    },
   },
 
   methods: {
     use(ctx: Context<unknown, Partial<RequestMeta>>) {
       const user = ctx.meta.user;
       if (!user) throw new DomainError(401, MSG.invalidCredentials);
-      return this.toolbox(ctx, user);
+      return portFor(this, ctx, user);
     },
 
     system(ctx: Context) {
-      return this.toolbox(ctx, SYSTEM);
+      return portFor(this, ctx, SYSTEM);
     },
 
-    toolbox(ctx: Context, user: Principal) {
-      let generation: Promise<string> | undefined;
-      const reads = this.reads;
-      const shortKey = (key: string) => (key.length > 200 ? createHash("sha256").update(key).digest("hex") : key);
-      const cached = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
-        if (!reads.enabled) return load();
-        // One generation per request: the reads of one operation see one state of the cache.
-        generation ??= this.generation.get();
-        return reads.getOrLoad(`config.q.${await generation}.${shortKey(key)}`, CACHE_TTL_S, load);
-      };
-      return contextFor(
-        {
-          db: this.db,
-          cached,
-          cachedList: async <T extends object>(key: string, load: () => Promise<T[]>): Promise<T[]> => {
-            if (!reads.enabled) return load();
-            generation ??= this.generation.get();
-            const gen = await generation;
-            // Of one generation like the cacher's entries: a write makes every list of the old one unreachable,
-            // and a list still loading from the old one is not kept.
-            if (this.listsGeneration !== gen) {
-              this.listsGeneration = gen;
-              this.lists.clear();
-            }
-            // Requests that arrive while the list loads wait for that one load.
-            return this.lists.getOrLoad(key, () => cached(key, load).then(withJsonText)) as Promise<T[]>;
-          },
-          audited: (change, write) => auditedWrite(this.db, this.streams, ctx, change, write),
-          changed: async <E extends ConfigEntity>(entity: E, change: ConfigChange, payload: ConfigEntityEvents[E]) => {
-            await this.invalidate();
-            await this.broker.emit(`config.${entity}.${change}`, payload);
-          },
-          setTotal: (total: number) => setTotal(ctx, total),
-          plantActivity: async (plant_id: string): Promise<PlantActivity> => {
-            // Until the pipelines service is deployed no plant has pipelines or events.
-            if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) {
-              return { pipelines: 0, events: 0 };
-            }
-            const counts = await pipelinesClient.call(ctx, "countForPlant", { plant_id });
-            return { pipelines: Number(counts?.pipelines ?? 0), events: Number(counts?.events ?? 0) };
-          },
-          pipelinePlace: async (pipeline_id: string): Promise<PipelinePlace | null | undefined> => {
-            if (!this.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "pipelines")) return undefined;
-            const found = await pipelinesClient.call(ctx, "resolve", { pipeline_id });
-            return found ? { site_id: found.site_id, plant_id: found.plant_id } : null;
-          },
-        },
-        user,
-        scopeOf(user),
-      );
-    },
-
-    /**
-     * After a write: a new generation (lib/cache.ts, SharedGeneration), so that no read cached
-     * before it is served after it; `config.cache.changed` (a broadcast, sent before the write
-     * answers) makes every replica read the generation again.
-     */
-    async invalidate() {
-      if (!this.reads.enabled) return;
-      const fresh = await this.generation.renew();
-      await this.reads.clean("config.q.**");
-      await configEvents.broadcast(this.broker, "config.cache.changed", { generation: fresh });
+    /** After a write: every replica's cached reads are out of reach before the write answers (port.ts). */
+    invalidate() {
+      return invalidate(this);
     },
   },
 

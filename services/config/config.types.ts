@@ -5,12 +5,11 @@
  */
 import type { ActionSchema, Context, Service, ServiceSettingSchema } from "moleculer";
 import type { DataSource } from "typeorm";
-import type { Principal } from "../../lib/access";
 import type { AuditEntry, AuditStreams } from "../../lib/audit";
 import type { LocalCache, SharedCache, SharedGeneration } from "../../lib/cache";
 import type { RequestMeta } from "../../lib/contract";
 import type { StreamClient } from "../../mixins/stream.mixin";
-import type { ConfigContext } from "./context";
+import type { ConfigPort } from "./port";
 
 export interface ConfigLocals {
   db: DataSource;
@@ -28,11 +27,10 @@ export interface ConfigLocals {
 }
 
 export interface ConfigMethods {
-  /** The toolbox of one HTTP operation: the caller from the gateway and its scope. */
-  use(ctx: Context<unknown, Partial<RequestMeta>>): ConfigContext;
-  /** The toolbox of an internal action or event: unscoped. */
-  system(ctx: Context): ConfigContext;
-  toolbox(ctx: Context, user: Principal): ConfigContext;
+  /** The port of one HTTP operation: the caller from the gateway and its scope. */
+  use(ctx: Context<unknown, Partial<RequestMeta>>): ConfigPort;
+  /** The port of an internal action or event: unscoped. */
+  system(ctx: Context): ConfigPort;
   invalidate(): Promise<void>;
 }
 

@@ -3,13 +3,14 @@ import { requireWrite } from "../../lib/access";
 import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import { paged, type ConfigPort, type Page } from "./port";
 import type { FunctionEvent, ResolvedFunction } from "./contract";
 import { MSG } from "./messages";
 import { findPlant } from "./plants";
-import * as repo from "./repo";
-import type { FunctionRow } from "./repo";
+import * as repo from "./functions.repo";
+import type { FunctionRow } from "./functions.repo";
 import { functionDeleteRefusal } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 const eventOf = (f: Pick<FunctionRow, "function_id" | "function_name" | "plant_id" | "site_id">): FunctionEvent => ({
   function_id: f.function_id,
@@ -25,13 +26,13 @@ const auditChange = (
 ): AuditChange => ({ action, entity_type: "function", entity_id: f.function_id, site_id: f.site_id, plant_id: f.plant_id, changes });
 
 /** A function with its plant and site, by id, without regard to the caller (internal resolve). */
-export async function resolveFunction(c: ConfigContext, function_id: string): Promise<FunctionRow | null> {
+export async function resolveFunction(c: ConfigPort, function_id: string): Promise<FunctionRow | null> {
   if (!isId(function_id)) return null;
   return c.cached(`function:${function_id}`, () => repo.functionById(c.db, function_id));
 }
 
 /** A function, if the caller may see it. */
-export async function findFunction(c: ConfigContext, function_id: string): Promise<FunctionRow | null> {
+export async function findFunction(c: ConfigPort, function_id: string): Promise<FunctionRow | null> {
   const row = await resolveFunction(c, function_id);
   const [site, plant] = c.scopeIds;
   if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
@@ -40,7 +41,7 @@ export async function findFunction(c: ConfigContext, function_id: string): Promi
 
 /** Op 23: site_id, when given, must be the plant's site. */
 export async function createFunction(
-  c: ConfigContext,
+  c: ConfigPort,
   p: { function_name: string; plant_id: string; site_id?: string | null },
 ): Promise<{ id: string }> {
   requireWrite(c.user, "function", MSG.unauthorizedOperation);
@@ -66,7 +67,7 @@ export async function createFunction(
 }
 
 /** Op 24: refused while monitors and/or assets are attached; the foreign keys settle a race. */
-export async function removeFunction(c: ConfigContext, function_id: string): Promise<string> {
+export async function removeFunction(c: ConfigPort, function_id: string): Promise<string> {
   requireWrite(c.user, "function", MSG.unauthorizedOperation);
   const fn = await findFunction(c, function_id);
   if (!fn) throw new DomainError(400, MSG.invalidFunctionId(function_id));
@@ -93,7 +94,7 @@ export async function removeFunction(c: ConfigContext, function_id: string): Pro
  * function's own: functions do not move (docs/architecture.md, Decisions).
  */
 export async function updateFunction(
-  c: ConfigContext,
+  c: ConfigPort,
   p: { function_id: string; function_name: string; plant_id: string; site_id?: string | null },
 ): Promise<string> {
   requireWrite(c.user, "function", MSG.unauthorizedOperation);
@@ -115,7 +116,7 @@ export async function updateFunction(
 }
 
 /** Op 26. */
-export async function getFunction(c: ConfigContext, function_id: string) {
+export async function getFunction(c: ConfigPort, function_id: string) {
   const fn = await findFunction(c, function_id);
   if (!fn) throw new DomainError(404, MSG.functionNotFound);
   return {
@@ -127,7 +128,7 @@ export async function getFunction(c: ConfigContext, function_id: string) {
 }
 
 /** Op 27: monitor_count counts the monitors on the function's assets too. */
-export async function listFunctions(c: ConfigContext, p: { plant_id: string } & Page) {
+export async function listFunctions(c: ConfigPort, p: { plant_id: string } & Page) {
   const plant = await findPlant(c, p.plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(p.plant_id));
   const rows = await c.cached(`functions:${plant.plant_id}`, async () => {
@@ -144,7 +145,7 @@ export async function listFunctions(c: ConfigContext, p: { plant_id: string } & 
 }
 
 /** Internal `config.functions.resolve`. */
-export async function functionSummary(c: ConfigContext, function_id: string): Promise<ResolvedFunction | null> {
+export async function functionSummary(c: ConfigPort, function_id: string): Promise<ResolvedFunction | null> {
   const fn = await resolveFunction(c, function_id);
   return fn
     ? {

@@ -8,13 +8,14 @@ import { config } from "../../lib/config";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { findAsset } from "./assets";
-import { isForeignKeyViolation, paged, type ConfigContext } from "./context";
+import { paged, type ConfigPort } from "./port";
 import type { MonitorRegisteredEvent, MonitorUnregisteredEvent } from "../pipelines/contract";
 import type { MonitorEvent, MonitorFilter, MonitorListItem, MonitorTag, ResolvedMonitor } from "./contract";
 import { findFunction } from "./functions";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import type { MonitorFilterValues, MonitorRow } from "./repo";
+import { pipelinePlace } from "./pipeline-places";
+import * as repo from "./monitors.repo";
+import type { MonitorFilterValues, MonitorRow } from "./monitors.repo";
 import {
   MONITOR_TYPE_FOR,
   normalizeTags,
@@ -23,6 +24,7 @@ import {
   scopeKey,
   type TagInput,
 } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 export interface MonitorCreate {
   monitor_name: string;
@@ -84,13 +86,13 @@ function tagsOrThrow(tags: TagInput[]): MonitorTag[] {
 }
 
 /** A monitor with its parents, without regard to the caller. */
-export async function resolveMonitorRow(c: ConfigContext, monitor_id: string): Promise<MonitorRow | null> {
+export async function resolveMonitorRow(c: ConfigPort, monitor_id: string): Promise<MonitorRow | null> {
   if (!isId(monitor_id)) return null;
   return c.cached(`monitor:${monitor_id}`, async () => (await repo.monitorsByIds(c.db, [monitor_id]))[0] ?? null);
 }
 
 /** A monitor, if the caller may see it. */
-export async function findMonitor(c: ConfigContext, monitor_id: string): Promise<MonitorRow | null> {
+export async function findMonitor(c: ConfigPort, monitor_id: string): Promise<MonitorRow | null> {
   const row = await resolveMonitorRow(c, monitor_id);
   const [site, plant] = c.scopeIds;
   if (!row || (site !== null && row.site_id !== site) || (plant !== null && row.plant_id !== plant)) return null;
@@ -98,7 +100,7 @@ export async function findMonitor(c: ConfigContext, monitor_id: string): Promise
 }
 
 /** The function (and asset) a new monitor hangs on, and its place: an asset's monitor is on the asset's function. */
-async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null; site_id: string; plant_id: string }> {
+async function parentOf(c: ConfigPort, p: MonitorCreate): Promise<{ function_id: string; asset_id: string | null; site_id: string; plant_id: string }> {
   if (p.asset_id != null) {
     const asset = await findAsset(c, p.asset_id);
     if (!asset || (p.function_id != null && p.function_id !== asset.function_id)) {
@@ -112,7 +114,7 @@ async function parentOf(c: ConfigContext, p: MonitorCreate): Promise<{ function_
 }
 
 /** Op 17. Under a licence cap the count and the insert happen under one lock (repo.insertMonitor). */
-export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise<{ id: string }> {
+export async function createMonitor(c: ConfigPort, p: MonitorCreate): Promise<{ id: string }> {
   requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
   // null reads as left out (docs/architecture.md, Decisions).
   if (p.function_id == null && p.asset_id == null) throw new DomainError(400, MSG.insufficientInputs);
@@ -147,7 +149,7 @@ export async function createMonitor(c: ConfigContext, p: MonitorCreate): Promise
 }
 
 /** Op 18: refused while registered; the delete itself re-checks, so a registration meanwhile wins. */
-export async function removeMonitor(c: ConfigContext, monitor_id: string): Promise<string> {
+export async function removeMonitor(c: ConfigPort, monitor_id: string): Promise<string> {
   requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
   const monitor = await findMonitor(c, monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
@@ -162,7 +164,7 @@ export async function removeMonitor(c: ConfigContext, monitor_id: string): Promi
 }
 
 /** Op 19: every field is required and replaces the stored one. */
-export async function updateMonitor(c: ConfigContext, p: MonitorUpdate): Promise<string> {
+export async function updateMonitor(c: ConfigPort, p: MonitorUpdate): Promise<string> {
   requireWrite(c.user, "monitor", MSG.unauthorizedOperation);
   const monitor = await findMonitor(c, p.monitor_id);
   if (!monitor) throw new DomainError(400, MSG.invalidMonitorId(p.monitor_id));
@@ -193,7 +195,7 @@ function gatewayOf(m: MonitorRow) {
 }
 
 /** Op 20. */
-export async function getMonitor(c: ConfigContext, monitor_id: string) {
+export async function getMonitor(c: ConfigPort, monitor_id: string) {
   const m = await findMonitor(c, monitor_id);
   if (!m) throw new DomainError(400, MSG.invalidMonitorId(monitor_id));
   return {
@@ -212,7 +214,7 @@ export async function getMonitor(c: ConfigContext, monitor_id: string) {
 const idOrNothing = (id: string | undefined): string | null => (id === undefined ? null : isId(id) ? id : NOTHING);
 
 /** The filter of ops 21 and 22 (repo.MONITOR_FILTER). */
-function filterOf(c: ConfigContext, f: MonitorFilter): MonitorFilterValues {
+function filterOf(c: ConfigPort, f: MonitorFilter): MonitorFilterValues {
   let registered: boolean | undefined;
   if (f.is_registered !== undefined) {
     registered = parseYesNo(f.is_registered);
@@ -240,16 +242,16 @@ function filterOf(c: ConfigContext, f: MonitorFilter): MonitorFilterValues {
   };
 }
 
-const filterKey = (c: ConfigContext, f: MonitorFilter): string =>
+const filterKey = (c: ConfigPort, f: MonitorFilter): string =>
   [scopeKey(c.scope), f.asset_id?.toLowerCase(), f.function_id?.toLowerCase(), f.pipeline_id?.toLowerCase(), f.is_registered?.toLowerCase(), f.data_type?.toLowerCase()]
     .map((v) => v ?? "")
     .join(":");
 
-/** Op 21. A pipeline_id the pipelines service does not know, or outside the caller's scope, is invalid. */
-export async function listMonitors(c: ConfigContext, f: MonitorFilter): Promise<MonitorListItem[]> {
+/** Op 21. A pipeline_id of no pipeline (pipeline-places.ts), or of one outside the caller's scope, is invalid. */
+export async function listMonitors(c: ConfigPort, f: MonitorFilter): Promise<MonitorListItem[]> {
   const filter = filterOf(c, f);
   if (f.pipeline_id !== undefined) {
-    const place = await c.pipelinePlace(f.pipeline_id);
+    const place = await pipelinePlace(c, f.pipeline_id);
     const [site, plant] = c.scopeIds;
     if (place === null || (place && ((site !== null && place.site_id !== site) || (plant !== null && place.plant_id !== plant)))) {
       throw new DomainError(400, MSG.invalidPipelineId(f.pipeline_id));
@@ -269,13 +271,13 @@ export async function listMonitors(c: ConfigContext, f: MonitorFilter): Promise<
 }
 
 /** Op 22. */
-export async function countMonitors(c: ConfigContext, f: Pick<MonitorFilter, "asset_id" | "function_id">): Promise<number> {
+export async function countMonitors(c: ConfigPort, f: Pick<MonitorFilter, "asset_id" | "function_id">): Promise<number> {
   const filter = filterOf(c, f);
   return c.cached(`monitors.count:${filterKey(c, f)}`, () => repo.countMonitors(c.db, filter));
 }
 
 /** Internal `config.monitors.resolve`: what alerting, cm and ems need of monitors, those that exist. */
-export async function resolveMonitors(c: ConfigContext, monitor_ids: string[]): Promise<ResolvedMonitor[]> {
+export async function resolveMonitors(c: ConfigPort, monitor_ids: string[]): Promise<ResolvedMonitor[]> {
   const ids = [...new Set(monitor_ids.filter(isId))].sort();
   if (ids.length === 0) return [];
   const rows = await c.cached(`monitors.resolve:${ids.join(",")}`, () => repo.monitorsByIds(c.db, ids));
@@ -310,7 +312,7 @@ function slaveId(value: unknown): number | null {
 }
 
 /** `pipelines.monitor.registered`: idempotent, the latest registration wins. */
-export async function registerMonitor(c: ConfigContext, e: MonitorRegisteredEvent): Promise<boolean> {
+export async function registerMonitor(c: ConfigPort, e: MonitorRegisteredEvent): Promise<boolean> {
   if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string" || e.pipeline_id === "") return false;
   return repo.registerMonitor(c.db, {
     monitor_id: e.monitor_id,
@@ -323,7 +325,7 @@ export async function registerMonitor(c: ConfigContext, e: MonitorRegisteredEven
 }
 
 /** `pipelines.monitor.unregistered`: clears only the named pipeline's registration, so a late event cannot undo a newer one. */
-export async function unregisterMonitor(c: ConfigContext, e: MonitorUnregisteredEvent): Promise<boolean> {
+export async function unregisterMonitor(c: ConfigPort, e: MonitorUnregisteredEvent): Promise<boolean> {
   if (!isId(e.monitor_id) || typeof e.pipeline_id !== "string") return false;
   return repo.unregisterMonitor(c.db, e.monitor_id, e.pipeline_id);
 }

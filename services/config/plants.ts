@@ -3,13 +3,15 @@ import { requireWrite } from "../../lib/access";
 import { diff, type AuditChange } from "../../lib/audit";
 import { DomainError, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import { paged, type ConfigPort, type Page } from "./port";
 import type { ResolvedPlant } from "./contract";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import type { PlantRow } from "./repo";
+import { plantsActivity } from "./pipeline-places";
+import * as repo from "./plants.repo";
+import type { PlantRow } from "./plants.repo";
 import { plantDeleteRefusal } from "./rules";
 import { findSite } from "./sites";
+import { isForeignKeyViolation } from "./sql";
 
 const auditChange = (action: AuditChange["action"], plant: { plant_id: string; site_id: string }, changes: AuditChange["changes"]): AuditChange => ({
   action,
@@ -21,7 +23,7 @@ const auditChange = (action: AuditChange["action"], plant: { plant_id: string; s
 });
 
 /** A plant by id with its site's name, if the caller may see it. */
-export async function findPlant(c: ConfigContext, plant_id: string): Promise<PlantRow | null> {
+export async function findPlant(c: ConfigPort, plant_id: string): Promise<PlantRow | null> {
   if (!isId(plant_id)) return null;
   const row = await c.cached(`plant:${plant_id}`, () => repo.plantById(c.db, plant_id));
   const [site, plant] = c.scopeIds;
@@ -30,7 +32,7 @@ export async function findPlant(c: ConfigContext, plant_id: string): Promise<Pla
 }
 
 /** Op 33. */
-export async function createPlant(c: ConfigContext, p: { plant_name: string; site_id: string }): Promise<{ id: string }> {
+export async function createPlant(c: ConfigPort, p: { plant_name: string; site_id: string }): Promise<{ id: string }> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
@@ -50,14 +52,14 @@ export async function createPlant(c: ConfigContext, p: { plant_name: string; sit
   return { id };
 }
 
-/** Op 34: refused while events, pipelines (both the pipelines service's), assets or functions exist. */
-export async function removePlant(c: ConfigContext, plant_id: string): Promise<string> {
+/** Op 34: refused while events, pipelines (both known from the pipelines service's events), assets or functions exist. */
+export async function removePlant(c: ConfigPort, plant_id: string): Promise<string> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
-  const activity = await c.plantActivity(plant.plant_id);
+  const [activity] = await plantsActivity(c, [plant.plant_id]);
   const counts = await repo.plantContents(c.db, plant.plant_id);
-  const refusal = plantDeleteRefusal({ ...activity, ...counts });
+  const refusal = plantDeleteRefusal({ ...activity!, ...counts });
   if (refusal) throw new DomainError(400, refusal);
   try {
     await c.audited(auditChange("delete", plant, diff({ plant_name: plant.plant_name, site_id: plant.site_id }, null)), (db) =>
@@ -73,7 +75,7 @@ export async function removePlant(c: ConfigContext, plant_id: string): Promise<s
 
 /** Op 35: renames; the site_id of the body must be the plant's own (plants do not move). */
 export async function updatePlant(
-  c: ConfigContext,
+  c: ConfigPort,
   p: { plant_id: string; plant_name: string; site_id: string },
 ): Promise<string> {
   requireWrite(c.user, "plant", MSG.unauthorizedOperation);
@@ -93,20 +95,20 @@ export async function updatePlant(
 }
 
 /** Op 36. */
-export async function getPlant(c: ConfigContext, plant_id: string): Promise<PlantRow> {
+export async function getPlant(c: ConfigPort, plant_id: string): Promise<PlantRow> {
   const plant = await findPlant(c, plant_id);
   if (!plant) throw new DomainError(400, MSG.invalidPlantId(plant_id));
   return plant;
 }
 
-/** Op 37: function_count from this service, pipeline_count from the pipelines service (not cached here). */
-export async function listPlants(c: ConfigContext, p: { site_id: string } & Page) {
+/** Op 37: function_count from this service's plants, pipeline_count from its copy of the pipelines' places (not cached). */
+export async function listPlants(c: ConfigPort, p: { site_id: string } & Page) {
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(p.site_id));
   const [, scopePlant] = c.scopeIds;
   const rows = await c.cached(`plants:${site.site_id}:${scopePlant ?? "*"}`, () => repo.plantsOfSite(c.db, site.site_id, c.scopeIds));
   const page = paged(c, rows, p);
-  const activity = await Promise.all(page.map((r) => c.plantActivity(r.plant_id)));
+  const activity = await plantsActivity(c, page.map((r) => r.plant_id));
   return page.map((r, i) => ({
     plant_id: r.plant_id,
     plant_name: r.plant_name,
@@ -118,7 +120,7 @@ export async function listPlants(c: ConfigContext, p: { site_id: string } & Page
 }
 
 /** Internal `config.plants.resolve`: a plant with its site, or null. */
-export async function resolvePlant(c: ConfigContext, plant_id: string): Promise<ResolvedPlant | null> {
+export async function resolvePlant(c: ConfigPort, plant_id: string): Promise<ResolvedPlant | null> {
   if (!isId(plant_id)) return null;
   return c.cached(`plant.resolve:${plant_id}`, () => repo.plantSummary(c.db, plant_id));
 }

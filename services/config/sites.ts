@@ -4,12 +4,13 @@ import { diff, type AuditChange } from "../../lib/audit";
 import { config } from "../../lib/config";
 import { DomainError, isDatabaseUnavailable, isUniqueViolation } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
-import { isForeignKeyViolation, paged, type ConfigContext, type Page } from "./context";
+import { paged, type ConfigPort, type Page } from "./port";
 import { DEFAULT_RETENTION_DAYS, type ResolvedSite, type SiteEvent } from "./contract";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import type { SiteRow } from "./repo";
+import * as repo from "./sites.repo";
+import type { SiteRow } from "./sites.repo";
 import { isCoordinate, isTimeZone } from "./rules";
+import { isForeignKeyViolation } from "./sql";
 
 export interface EdgeFirmwareInput {
   current_version?: string;
@@ -74,7 +75,7 @@ function checkPlace(p: { latitude?: string | null; longitude?: string | null; ti
 }
 
 /** A site by id, if the caller may see it. Cached by id; the scope is applied to the cached row. */
-export async function findSite(c: ConfigContext, site_id: string): Promise<SiteRow | null> {
+export async function findSite(c: ConfigPort, site_id: string): Promise<SiteRow | null> {
   if (!isId(site_id)) return null;
   const row = await c.cached(`site:${site_id}`, () => repo.siteById(c.db, site_id));
   const [scopeSite] = c.scopeIds;
@@ -82,7 +83,7 @@ export async function findSite(c: ConfigContext, site_id: string): Promise<SiteR
 }
 
 /** Op 28. */
-export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id: string }> {
+export async function createSite(c: ConfigPort, p: SiteCreate): Promise<{ id: string }> {
   requireWrite(c.user, "whole-site", MSG.unauthorizedOperation);
   if (!p.latitude && !p.longitude) throw new DomainError(400, MSG.siteLatLong);
   checkPlace(p);
@@ -119,7 +120,7 @@ export async function createSite(c: ConfigContext, p: SiteCreate): Promise<{ id:
 }
 
 /** Op 29: refused while plants exist; the foreign key settles a plant created meanwhile. */
-export async function removeSite(c: ConfigContext, site_id: string): Promise<string> {
+export async function removeSite(c: ConfigPort, site_id: string): Promise<string> {
   requireWrite(c.user, "whole-site", MSG.unauthorizedOperation);
   const site = await findSite(c, site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
@@ -144,7 +145,7 @@ export async function removeSite(c: ConfigContext, site_id: string): Promise<str
  * Op 30. A new edge_firmware.current_version without a previous_version moves the old current
  * one down, which is what a firmware upgrade means.
  */
-export async function updateSite(c: ConfigContext, p: SiteUpdate): Promise<string> {
+export async function updateSite(c: ConfigPort, p: SiteUpdate): Promise<string> {
   requireWrite(c.user, "site", MSG.unauthorizedOperation);
   const site = await findSite(c, p.site_id);
   if (!site) throw new DomainError(400, MSG.invalidSite);
@@ -188,21 +189,21 @@ export async function updateSite(c: ConfigContext, p: SiteUpdate): Promise<strin
 }
 
 /** Op 31. */
-export async function getSite(c: ConfigContext, site_id: string) {
+export async function getSite(c: ConfigPort, site_id: string) {
   const site = await findSite(c, site_id);
   if (!site) throw new DomainError(400, MSG.invalidSiteId(site_id));
   return siteView(site);
 }
 
 /** Op 32: every site for the SaaS roles, the own site for everyone else. */
-export async function listSites(c: ConfigContext, page: Page) {
+export async function listSites(c: ConfigPort, page: Page) {
   const [site] = c.scopeIds;
   const rows = await c.cachedList(`sites:${site ?? "*"}`, async () => (await repo.listSites(c.db, site)).map((r) => siteView(r, true)));
   return paged(c, rows, page);
 }
 
 /** Internal `config.sites.resolve`: what other services need of a site, or null. */
-export async function resolveSite(c: ConfigContext, site_id: string): Promise<ResolvedSite | null> {
+export async function resolveSite(c: ConfigPort, site_id: string): Promise<ResolvedSite | null> {
   if (!isId(site_id)) return null;
   return c.cached(`site.resolve:${site_id}`, async () => {
     const row = await repo.siteSummary(c.db, site_id);

@@ -1,6 +1,7 @@
 /**
  * The pipelines service's contract: what other services call (`resolve`, `countForPlant`), the
- * events it emits (monitor registrations, which config and alerting keep a copy of), and the
+ * events it emits (monitor registrations, which config and alerting keep a copy of; pipelines'
+ * places and whether they received events, which config keeps a copy of), and the
  * durable streams it publishes (`readings`, `waveforms`; alerting, cm and ems read them).
  */
 import { eventSender, serviceClient } from "../../lib/contract";
@@ -63,10 +64,53 @@ export interface PipelinesChanged {
   pipeline_id?: string;
 }
 
+/**
+ * `pipelines.pipeline.created|updated|deleted`: where a pipeline is, sent once its write is
+ * committed (config keeps a copy: a plant's pipelines, the monitor list's `pipeline_id` filter).
+ */
+export interface PipelineEvent {
+  pipeline_id: string;
+  site_id: string;
+  plant_id: string;
+  /** Epoch ms of the write, by the sender's clock: a copy keeps the latest placement, whatever order events arrive in. */
+  at: number;
+}
+
+/** `pipelines.pipeline.received`: the pipeline has received events (sent on the first ones a process stores for it). */
+export interface PipelineReceivedEvent {
+  pipeline_id: string;
+}
+
+/** A pipeline as `pipelines.pipelines.announced` lists it: its place and whether it has received events. */
+export interface AnnouncedPipeline {
+  pipeline_id: string;
+  site_id: string;
+  plant_id: string;
+  events: boolean;
+}
+
+/**
+ * `pipelines.pipelines.announced`: every pipeline whose id is after `after` and up to `through`
+ * (null: no bound), as of `at` (epoch ms, read after it). Sent in parts of ordered ids when a
+ * pipelines replica starts and whenever a config node joins, so that a copy missing events sent
+ * while it was away is made whole: a pipeline in the range but not listed was deleted.
+ */
+export interface PipelinesAnnounced {
+  at: number;
+  after: string | null;
+  through: string | null;
+  pipelines: AnnouncedPipeline[];
+}
+
 export interface PipelinesEvents {
   "pipelines.monitor.registered": MonitorRegisteredEvent;
   "pipelines.monitor.unregistered": MonitorUnregisteredEvent;
   "pipelines.changed": PipelinesChanged;
+  "pipelines.pipeline.created": PipelineEvent;
+  "pipelines.pipeline.updated": PipelineEvent;
+  "pipelines.pipeline.deleted": PipelineEvent;
+  "pipelines.pipeline.received": PipelineReceivedEvent;
+  "pipelines.pipelines.announced": PipelinesAnnounced;
 }
 
 export const pipelinesEvents = eventSender<PipelinesEvents>();

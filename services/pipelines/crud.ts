@@ -11,6 +11,7 @@ import { maskSettings } from "../../lib/secrets";
 import { badRequest, DomainError, isDatabaseUnavailable, notFound } from "../../lib/errors";
 import { isId, newId } from "../../lib/ids";
 import { resolveFunction, resolveMonitors, resolvePlant } from "../config/contract";
+import { placed } from "./announcements";
 import type { Ctx, PipelinesEnv } from "./context";
 import { pipelinesEvents } from "./contract";
 import { MSG } from "./messages";
@@ -281,6 +282,7 @@ export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     const slaves = registrationsOf(p.tags, registration);
     const ingest_key = newIngestKey();
     await save(env, ctx, write, slaves, hashIngestKey(ingest_key), null);
+    await placed(env, "created", write);
     announce(ctx, write, [], slaves);
     return { id: write.pipeline_id, ingest_key };
   });
@@ -329,6 +331,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     const slaves = registrationsOf(p.tags, registration);
     await save(env, ctx, write, slaves, null, current, (stored) => settingsToUpdate(env, merged.settings, stored));
     await changed(ctx, current.pipeline_id);
+    await placed(env, "updated", write);
     announce(ctx, write, before, slaves);
     return texts.updated;
   });
@@ -382,6 +385,7 @@ export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: 
     const before = await repo.registeredMonitors(env.db, current.pipeline_id);
     await auditedWrite(env.db, env.streams, ctx, pipelineChange("delete", current, diff(audited(current), null)), (q) => repo.deletePipeline(q, current.pipeline_id));
     await changed(ctx, current.pipeline_id);
+    await placed(env, "deleted", current);
     announce(ctx, { ...current, settings: current.settings }, before, new Map());
     return texts.deleted;
   });

@@ -14,6 +14,7 @@ import { isId, newId } from "../../lib/ids";
 import type { Caller } from "../../lib/contract";
 import { countDomain } from "../../lib/metrics";
 import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/contract";
+import { received } from "./announcements";
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { claimKey, type Ingested, type KeyedRequest, type Replay } from "./idempotency";
 import { MSG } from "./messages";
@@ -170,6 +171,7 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
     replay = await write();
   }
   if (!replay) env.streams.flush();
+  if (!replay && readings.length > 0) await received(env, pipeline.pipeline_id);
   return replay;
 }
 
@@ -225,6 +227,7 @@ export async function ingestWaveform(
   });
   if (replay) return again(replay);
   env.streams.flush();
+  await received(env, pipeline.pipeline_id);
   return fresh(answer);
 }
 

@@ -18,6 +18,7 @@ import { secretsKey } from "../../lib/secrets";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
+import { ANNOUNCE_EVERY_MS, announceToConfig } from "./announcements";
 import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
 import { pipelinesEvents, type PipelinesChanged } from "./contract";
 import { historyActions } from "./history.actions";
@@ -60,6 +61,13 @@ const jobs: PeriodicJobs<PipelinesThis> = {
     everyMs: ROLLUP_FOLD_MS,
     run() {
       return foldRollups(this.env);
+    },
+  },
+  // Config's copy of where the pipelines are is made whole again, whatever event it missed (announcements.ts).
+  announcePipelines: {
+    everyMs: ANNOUNCE_EVERY_MS,
+    run() {
+      return announceToConfig(this.env, true);
     },
   },
   partitionsAhead: {
@@ -115,6 +123,14 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     "config.site.*": {
       handler: forgetAll,
     },
+    /** A config node joined: it is told every pipeline (announcements.ts). */
+    "$services.changed"() {
+      return announceToConfig(this.env);
+    },
+    /** Events sent while this node was cut off are lost: every config node is told every pipeline again. */
+    "$transporter.connected"() {
+      return announceToConfig(this.env, true);
+    },
   },
 
   async started() {
@@ -131,6 +147,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       broker: this.broker,
     };
     await makePartitionsAhead(this.env);
+    await announceToConfig(this.env);
   },
 };
 

@@ -6,6 +6,7 @@ import type { Context } from "moleculer";
 import { httpClient, startTestNode, type TestNode } from "../helpers/node";
 import { insertUsers } from "../helpers/users";
 import { envelope } from "../helpers/envelope";
+import { pipelinesEvents } from "../../services/pipelines/contract";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
@@ -284,19 +285,16 @@ describe("monitors", () => {
 
     it("answers Invalid Pipeline ID for a pipeline_id the pipelines service does not know or the caller may not see", async () => {
       const other = await hierarchy(t, "Elsewhere");
-      // The pipelines service's answer to config, as far as this test needs it.
-      const places: Record<string, { site_id: string; plant_id: string }> = {
-        [PIPELINE]: { site_id: g.site, plant_id: g.plant },
-        [ELSEWHERE_PIPELINE]: { site_id: other.site, plant_id: other.plant },
-      };
-      const fake = await t.node.broker.createService({
-        name: "pipelines",
-        actions: {
-          resolve: (ctx: Context<{ pipeline_id: string }>) =>
-            places[ctx.params.pipeline_id] ? { pipeline_id: ctx.params.pipeline_id, ...places[ctx.params.pipeline_id] } : null,
-        },
-      });
+      // What the pipelines service tells config of its pipelines' places, as far as this test needs it.
+      const fake = await t.node.broker.createService({ name: "pipelines" });
       await t.node.broker.waitForServices("pipelines");
+      await pipelinesEvents.emit(t.node.broker, "pipelines.pipeline.created", { pipeline_id: PIPELINE, site_id: g.site, plant_id: g.plant, at: Date.now() });
+      await pipelinesEvents.emit(t.node.broker, "pipelines.pipeline.created", {
+        pipeline_id: ELSEWHERE_PIPELINE,
+        site_id: other.site,
+        plant_id: other.plant,
+        at: Date.now(),
+      });
       try {
         expect(await list(`pipeline_id=${MISSING}`)).toEqual(err(400, `Invalid Pipeline ID: ${MISSING}`));
         expect(await list(`pipeline_id=${PIPELINE}`)).toEqual([]);

@@ -1,6 +1,8 @@
 /** Sites and plants (ops 28-37) and server time (op 78), over HTTP, as the SaaS admin. */
+import { randomUUID } from "node:crypto";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { envelope } from "../helpers/envelope";
+import { pipelinesEvents } from "../../services/pipelines/contract";
 
 let t: TestNode;
 beforeAll(async () => {
@@ -295,18 +297,25 @@ describe("plants", () => {
 });
 
 describe("plants and the pipelines service", () => {
-  // The contract with the pipelines service: `pipelines.countForPlant({plant_id})` → {pipelines, events}.
-  // A stand-in with fixed answers takes its place on the real broker until that service lands.
-  const counts = new Map<string, { pipelines: number; events: number }>();
+  // The pipelines service tells config where its pipelines are and when one first received events
+  // (`pipelines.pipeline.*`, services/pipelines/contract.ts). A stand-in on the real broker sends
+  // them; `counts.set` makes a plant's pipelines and events what it names.
+  const placed = new Map<string, { site_id: string; ids: string[] }>();
+  const counts = {
+    async set(plant_id: string, want: { pipelines: number; events: number }) {
+      const before = placed.get(plant_id);
+      const site_id = before?.site_id ?? (await t.http<{ site_id: string }>("GET", `/_config/plants/${plant_id}`)).body.site_id;
+      for (const pipeline_id of before?.ids ?? []) {
+        await pipelinesEvents.emit(t.node.broker, "pipelines.pipeline.deleted", { pipeline_id, site_id, plant_id, at: Date.now() });
+      }
+      const ids = Array.from({ length: want.pipelines }, () => randomUUID());
+      for (const pipeline_id of ids) await pipelinesEvents.emit(t.node.broker, "pipelines.pipeline.created", { pipeline_id, site_id, plant_id, at: Date.now() });
+      if (want.events > 0) await pipelinesEvents.emit(t.node.broker, "pipelines.pipeline.received", { pipeline_id: ids[0]! });
+      placed.set(plant_id, { site_id, ids });
+    },
+  };
   beforeAll(async () => {
-    await t.node.broker.createService({
-      name: "pipelines",
-      actions: {
-        countForPlant(ctx: { params: { plant_id: string } }) {
-          return counts.get(ctx.params.plant_id) ?? { pipelines: 0, events: 0 };
-        },
-      },
-    });
+    await t.node.broker.createService({ name: "pipelines" });
     await t.node.broker.waitForServices(["pipelines"]);
   });
   afterAll(async () => {
@@ -318,16 +327,16 @@ describe("plants and the pipelines service", () => {
     const s = await createSite("Pipeline Site");
     const busy = await createPlant(s, "Busy Plant");
     const quiet = await createPlant(s, "Quiet Plant");
-    counts.set(busy, { pipelines: 3, events: 7 });
+    await counts.set(busy, { pipelines: 3, events: 7 });
     const list = await t.http<{ plant_id: string; pipeline_count: number }[]>("GET", `/_config/plants/_list?site_id=${s}`);
     expect(list.body.map((p) => [p.plant_id, p.pipeline_count])).toEqual([
       [busy, 3],
       [quiet, 0],
     ]);
     expect((await t.http("DELETE", `/_config/plants/${busy}`)).body).toEqual(err(400, "Cannot delete Plant as Events exist on it"));
-    counts.set(busy, { pipelines: 3, events: 0 });
+    await counts.set(busy, { pipelines: 3, events: 0 });
     expect((await t.http("DELETE", `/_config/plants/${busy}`)).body).toEqual(err(400, "Cannot delete Plant as Pipelines exist on it"));
-    counts.set(busy, { pipelines: 0, events: 0 });
+    await counts.set(busy, { pipelines: 0, events: 0 });
     expect((await t.http("DELETE", `/_config/plants/${busy}`)).body).toBe("Plant deleted successfully");
   });
 });

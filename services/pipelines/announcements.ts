@@ -1,0 +1,83 @@
+/**
+ * What config keeps a copy of (docs/architecture.md, "Events"): where each pipeline is, and
+ * whether it has received events. Each write tells it as it happens (`pipelines.pipeline.*`);
+ * the whole list is told again (`pipelines.pipelines.announced`) when this replica starts,
+ * whenever a config node joins, and every ANNOUNCE_EVERY_MS, so a copy that missed events while
+ * config was away is made whole.
+ */
+import type { ServiceBroker } from "moleculer";
+import type { PipelinesEnv } from "./context";
+import { pipelinesEvents, type PipelineEvent } from "./contract";
+import { pipelinesAfter } from "./announcements.repo";
+
+/**
+ * The list is told again this often anyway: it bounds how long a copy stays wrong after an event
+ * lost with a dying config node, or after a pipeline deleted while config was away within
+ * config's margin of its last placement (services/config/pipeline-places.repo.ts).
+ */
+export const ANNOUNCE_EVERY_MS = 5 * 60_000;
+
+/** Pipelines per `announced` event: about 130 bytes each, well under NATS's 1 MB payload. */
+const ANNOUNCED_PART = 1000;
+
+/** The config nodes (node and instance ids) each broker has announced the pipelines to. */
+const announcedTo = new WeakMap<ServiceBroker, Set<string>>();
+/** The pipelines whose first events each broker has told of: once per process is enough, the list tells the rest. */
+const receivedTold = new WeakMap<ServiceBroker, Set<string>>();
+
+/**
+ * After a pipeline's write is committed. Awaited, so that in one process config's copy is
+ * current when the write answers; a bus that fails is logged, as the write stands and the next
+ * announcement carries it.
+ */
+export async function placed(env: PipelinesEnv, change: "created" | "updated" | "deleted", p: Omit<PipelineEvent, "at">): Promise<void> {
+  const event: PipelineEvent = { pipeline_id: p.pipeline_id, site_id: p.site_id, plant_id: p.plant_id, at: Date.now() };
+  await pipelinesEvents.emit(env.broker, `pipelines.pipeline.${change}`, event).catch((err: unknown) => env.logger.warn(`pipelines.pipeline.${change} not sent:`, err));
+}
+
+/** After a request's events are stored: the first time this process stores some for the pipeline, config is told (awaited, as `placed`). */
+export async function received(env: PipelinesEnv, pipeline_id: string): Promise<void> {
+  let told = receivedTold.get(env.broker);
+  if (!told) receivedTold.set(env.broker, (told = new Set()));
+  if (told.has(pipeline_id)) return;
+  told.add(pipeline_id);
+  await pipelinesEvents.emit(env.broker, "pipelines.pipeline.received", { pipeline_id }).catch((err: unknown) => env.logger.warn("pipelines.pipeline.received not sent:", err));
+}
+
+/** Every pipeline, in parts of ordered ids, each read after its `at`. */
+export async function announceAll(env: PipelinesEnv): Promise<void> {
+  let after: string | null = null;
+  for (;;) {
+    const at = Date.now();
+    const pipelines = await pipelinesAfter(env.db, after, ANNOUNCED_PART);
+    const through = pipelines.length < ANNOUNCED_PART ? null : pipelines[pipelines.length - 1]!.pipeline_id;
+    await pipelinesEvents.emit(env.broker, "pipelines.pipelines.announced", { at, after, through, pipelines });
+    if (through === null) return;
+    after = through;
+  }
+}
+
+/**
+ * On start and whenever the services on the bus change: announces every pipeline when a config
+ * node is there that this replica has not announced them to (`again`: to every config node, as
+ * after a reconnection events sent meanwhile may be lost).
+ */
+export async function announceToConfig(env: PipelinesEnv, again = false): Promise<void> {
+  const nodes = new Set(
+    env.broker.registry
+      .getServiceList({ onlyAvailable: true })
+      .filter((s) => s.name === "config")
+      // A process started again may keep its node id: its instance id is new.
+      .map((s) => `${String(s.nodeID)}/${env.broker.registry.nodes.get(String(s.nodeID))?.instanceID ?? ""}`),
+  );
+  const known = again ? new Set<string>() : (announcedTo.get(env.broker) ?? new Set<string>());
+  announcedTo.set(env.broker, nodes);
+  if (![...nodes].some((node) => !known.has(node))) return;
+  try {
+    await announceAll(env);
+  } catch (err) {
+    // Told again when the next config node joins or this replica starts; the events of each write keep the copy current meanwhile.
+    announcedTo.delete(env.broker);
+    env.logger.warn("pipelines not announced to config:", err);
+  }
+}
