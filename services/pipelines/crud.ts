@@ -14,7 +14,8 @@ import { resolveFunction, resolveMonitors, resolvePlant } from "../config/contra
 import type { Ctx, PipelinesEnv } from "./context";
 import { pipelinesEvents } from "./contract";
 import { MSG } from "./messages";
-import * as repo from "./repo";
+import * as pipelinesRepo from "./pipelines.repo";
+import * as registrationsRepo from "./registrations.repo";
 import {
   firmwareOf,
   fetchView,
@@ -68,14 +69,14 @@ export async function guarded<T>(env: PipelinesEnv, fault: { status: number; mes
   }
 }
 
-export const scopeIds = (scope: Scope): repo.ScopeIds =>
+export const scopeIds = (scope: Scope): pipelinesRepo.ScopeIds =>
   scope.kind === "all" ? [null, null] : scope.kind === "site" ? [safeId(scope.site_id), null] : [safeId(scope.site_id), safeId(scope.plant_id)];
 const NOTHING = "00000000-0000-0000-0000-000000000000";
 const safeId = (id: string): string => (isId(id) ? id : NOTHING);
 
 /** A pipeline of this kind that the caller may see, or the kind's `Invalid ... ID` (existence never leaks). */
 export async function visiblePipeline(env: PipelinesEnv, user: Principal, kind: PipelineKind | undefined, id: string, invalid: (id: string) => string) {
-  const row = isId(id) ? await repo.findPipeline(env.db, id, kind) : null;
+  const row = isId(id) ? await pipelinesRepo.findPipeline(env.db, id, kind) : null;
   if (!row || !inScope(scopeOf(user), row)) throw badRequest(invalid(id));
   return row;
 }
@@ -133,7 +134,7 @@ async function checkRegistration(ctx: Ctx, place: Place, functionEnabled: boolea
 }
 
 /** Tells config (and anyone listening) which monitors the pipeline feeds now, and which it stopped feeding. */
-function announce(ctx: Ctx, p: repo.PipelineWrite, before: string[], after: Map<string, string | null>): void {
+function announce(ctx: Ctx, p: pipelinesRepo.PipelineWrite, before: string[], after: Map<string, string | null>): void {
   for (const monitor_id of before) {
     if (!after.has(monitor_id)) {
       void pipelinesEvents.emit(ctx, "pipelines.monitor.unregistered", { monitor_id, pipeline_id: p.pipeline_id });
@@ -186,7 +187,7 @@ function checkBody(kind: PipelineKind, body: Required<Pick<PipelineInput, "data_
 }
 
 /** What the audit trail records of a pipeline: its body (settings' passwords as "***", lib/audit.ts), not its runtime state. */
-const audited = (p: repo.PipelineWrite) => ({
+const audited = (p: pipelinesRepo.PipelineWrite) => ({
   kind: p.kind,
   pipeline_name: p.pipeline_name,
   site_id: p.site_id,
@@ -205,7 +206,7 @@ const audited = (p: repo.PipelineWrite) => ({
   mac_address: p.mac_address,
 });
 
-export const pipelineChange = (action: AuditChange["action"], p: Pick<repo.PipelineWrite, "pipeline_id" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
+export const pipelineChange = (action: AuditChange["action"], p: Pick<pipelinesRepo.PipelineWrite, "pipeline_id" | "site_id" | "plant_id">, changes: AuditChange["changes"]): AuditChange => ({
   action,
   entity_type: "pipeline",
   entity_id: p.pipeline_id,
@@ -223,27 +224,27 @@ export const pipelineChange = (action: AuditChange["action"], p: Pick<repo.Pipel
 async function save(
   env: PipelinesEnv,
   ctx: Ctx,
-  write: repo.PipelineWrite,
+  write: pipelinesRepo.PipelineWrite,
   slaves: Map<string, string | null>,
   create: Buffer | null,
-  before: repo.PipelineWrite | null,
+  before: pipelinesRepo.PipelineWrite | null,
   settingsOf?: (stored: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<void> {
   if (write.kind === "edge") {
-    const other = await repo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
+    const other = await pipelinesRepo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
     if (other) throw badRequest(MSG.macInUse(other));
   }
   try {
     await env.db.transaction(async (tx) => {
-      if (!create && settingsOf) write.settings = settingsOf((await repo.lockSettings(tx, write.pipeline_id)) ?? {});
-      if (create) await repo.insertPipeline(tx, write, create, Date.now());
-      else await repo.updatePipeline(tx, write);
-      if (!(await repo.replaceRegistrations(tx, write.pipeline_id, slaves))) throw badRequest(MSG.monitorInAnotherGateway);
+      if (!create && settingsOf) write.settings = settingsOf((await pipelinesRepo.lockSettings(tx, write.pipeline_id)) ?? {});
+      if (create) await pipelinesRepo.insertPipeline(tx, write, create, Date.now());
+      else await pipelinesRepo.updatePipeline(tx, write);
+      if (!(await registrationsRepo.replaceRegistrations(tx, write.pipeline_id, slaves))) throw badRequest(MSG.monitorInAnotherGateway);
       await stageAudit(env.streams, tx, ctx, pipelineChange(create ? "create" : "update", write, diff(before && audited(before), audited(write))));
     });
   } catch (err) {
-    if (repo.isMacTaken(err)) {
-      const other = await repo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
+    if (pipelinesRepo.isMacTaken(err)) {
+      const other = await pipelinesRepo.pipelineWithMac(env.db, write.mac_address, create ? null : write.pipeline_id);
       throw badRequest(MSG.macInUse(other ?? ""));
     }
     throw err;
@@ -261,7 +262,7 @@ export async function createPipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     const functionEnabled = p.function_enabled_in_registration ?? false;
     await checkRegistration(ctx, place, functionEnabled, p.tags, registration);
     const settings = p.settings ?? {};
-    const write: repo.PipelineWrite = {
+    const write: pipelinesRepo.PipelineWrite = {
       pipeline_id: newId(),
       kind,
       pipeline_name: p.pipeline_name,
@@ -306,7 +307,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
     const registration = p.registration ?? current.registration;
     const functionEnabled = p.function_enabled_in_registration ?? current.function_enabled_in_registration;
     await checkRegistration(ctx, place, functionEnabled, p.tags, registration);
-    const write: repo.PipelineWrite = {
+    const write: pipelinesRepo.PipelineWrite = {
       pipeline_id: current.pipeline_id,
       kind,
       pipeline_name: p.pipeline_name ?? current.pipeline_name,
@@ -325,7 +326,7 @@ export async function updatePipeline(env: PipelinesEnv, ctx: Ctx<PipelineInput>,
       data_directory: p.data_directory ?? current.data_directory,
       mac_address: String(merged.settings.mac_address ?? current.mac_address),
     };
-    const before = await repo.registeredMonitors(env.db, current.pipeline_id);
+    const before = await registrationsRepo.registeredMonitors(env.db, current.pipeline_id);
     const slaves = registrationsOf(p.tags, registration);
     await save(env, ctx, write, slaves, null, current, (stored) => settingsToUpdate(env, merged.settings, stored));
     await changed(ctx, current.pipeline_id);
@@ -354,10 +355,10 @@ export async function rotateIngestKey(env: PipelinesEnv, ctx: Ctx<{ pipeline_id:
     const ingest_key = newIngestKey();
     const until = Date.now() + config().ingestKeyGraceS * 1000;
     const rotated = await env.db.transaction(async (tx) => {
-      const stored = await repo.lockSettings(tx, current.pipeline_id);
+      const stored = await pipelinesRepo.lockSettings(tx, current.pipeline_id);
       if (!stored) return false;
       const settings = settingsAfterRotation(env, stored, ctx.params.settings, keep);
-      if (!(await repo.rotateKey(tx, current.pipeline_id, hashIngestKey(ingest_key), until, settings))) return false;
+      if (!(await pipelinesRepo.rotateKey(tx, current.pipeline_id, hashIngestKey(ingest_key), until, settings))) return false;
       const changes: AuditChange["changes"] = {
         ingest_key: [REDACTED, REDACTED],
         previous_key_until: [null, new Date(until).toISOString()],
@@ -379,8 +380,8 @@ export async function removePipeline(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: 
   const texts = TEXTS[kind];
   const current = await visiblePipeline(env, ctx.meta.user, kind, ctx.params.pipeline_id, texts.invalidId);
   return guarded(env, texts.deleteFault, async () => {
-    const before = await repo.registeredMonitors(env.db, current.pipeline_id);
-    await auditedWrite(env.db, env.streams, ctx, pipelineChange("delete", current, diff(audited(current), null)), (q) => repo.deletePipeline(q, current.pipeline_id));
+    const before = await registrationsRepo.registeredMonitors(env.db, current.pipeline_id);
+    await auditedWrite(env.db, env.streams, ctx, pipelineChange("delete", current, diff(audited(current), null)), (q) => pipelinesRepo.deletePipeline(q, current.pipeline_id));
     await changed(ctx, current.pipeline_id);
     announce(ctx, { ...current, settings: current.settings }, before, new Map());
     return texts.deleted;

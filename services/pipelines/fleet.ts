@@ -13,7 +13,8 @@ import { resolveFunction, resolvePlant } from "../config/contract";
 import type { Ctx, PipelinesEnv } from "./context";
 import { guarded, pipelineChange, scopeIds, visiblePipeline } from "./crud";
 import { MSG } from "./messages";
-import * as repo from "./repo";
+import * as actionsRepo from "./actions.repo";
+import * as pipelinesRepo from "./pipelines.repo";
 import { listItemView, statusesFor, statusWhileQueued, type ActionName, type PipelineRow } from "./rules";
 
 export interface ListInput {
@@ -24,7 +25,7 @@ export interface ListInput {
   offset?: number;
 }
 
-function filterOf(p: ListInput): repo.ListFilter | null {
+function filterOf(p: ListInput): pipelinesRepo.ListFilter | null {
   // An empty value (`?function_id=&plant_id=…`) is a filter not given.
   const plant_id = p.plant_id || null;
   const function_id = p.function_id || null;
@@ -36,10 +37,10 @@ function filterOf(p: ListInput): repo.ListFilter | null {
 /** Op 54, with the names from config and the last actions of each pipeline. */
 export async function listPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
   const filter = filterOf(ctx.params);
-  const rows = filter ? await repo.listPipelines(env.db, filter, scopeIds(scopeOf(ctx.meta.user))) : [];
+  const rows = filter ? await pipelinesRepo.listPipelines(env.db, filter, scopeIds(scopeOf(ctx.meta.user))) : [];
   const page = pageOf(ctx, rows, ctx.params);
   const names = await namesOf(ctx, page);
-  const actions = await repo.lastActions(env.db, page.map((r) => r.pipeline_id));
+  const actions = await actionsRepo.lastActions(env.db, page.map((r) => r.pipeline_id));
   const latest = config().latestGatewayFirmware;
   return page.map((r) => listItemView(r, names(r), actions.get(r.pipeline_id) ?? [], latest));
 }
@@ -59,14 +60,14 @@ async function namesOf(ctx: Ctx, rows: PipelineRow[]) {
 /** Op 55 with the contract's status filter. */
 export async function countPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
   const filter = filterOf(ctx.params);
-  let statuses: repo.ListFilter["statuses"];
+  let statuses: pipelinesRepo.ListFilter["statuses"];
   if (ctx.params.status !== undefined) {
     const s = statusesFor(ctx.params.status);
     if (!s) throw badRequest(MSG.invalidInput("status"), "status");
     statuses = s;
   }
   if (!filter) return 0;
-  return repo.countPipelines(env.db, { ...filter, statuses }, scopeIds(scopeOf(ctx.meta.user)));
+  return pipelinesRepo.countPipelines(env.db, { ...filter, statuses }, scopeIds(scopeOf(ctx.meta.user)));
 }
 
 /** Op 56: one action per named pipeline, all or none; the gateways pick them up from the ingestion API. */
@@ -87,7 +88,7 @@ export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: s
     const keys = [...new Set(ids.map((id) => id.toLowerCase()))].sort();
     const status = statusWhileQueued(ctx.params.action);
     await env.db.transaction(async (tx) => {
-      for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, status, now);
+      for (const id of keys) await actionsRepo.queueAction(tx, id, newId(), ctx.params.action, status, now);
       const changed = keys.flatMap((id) => {
         const p = pipelines.get(id);
         return p ? [pipelineChange(ctx.params.action, p, { status: [p.status, status] })] : [];

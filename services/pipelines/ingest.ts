@@ -17,7 +17,11 @@ import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/
 import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { claimKey, type Ingested, type KeyedRequest, type Replay } from "./idempotency";
 import { MSG } from "./messages";
-import * as repo from "./repo";
+import * as actionsRepo from "./actions.repo";
+import * as pipelinesRepo from "./pipelines.repo";
+import * as readingsRepo from "./readings.repo";
+import * as registrationsRepo from "./registrations.repo";
+import * as waveformsRepo from "./waveforms.repo";
 import { actionView, checkReadings, type Rejection, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type Component } from "./rules";
 import { STREAMS, type Reading, type ReadingBatch, type WaveformMessage } from "./contract";
 import { DAY_MS, daysOf, isNoPartition } from "./storage";
@@ -34,7 +38,7 @@ export async function pipelineOfIngestKey(env: PipelinesEnv, key: string | undef
   if (!key || key.length > 200) return null;
   const hash = hashIngestKey(key);
   const pipeline = await env.keys.getOrLoad(hash.toString("hex"), async () => {
-    const row = await repo.findByKeyHash(env.db, hash);
+    const row = await pipelinesRepo.findByKeyHash(env.db, hash);
     if (!row) return null;
     const until = row.ingest_key_hash.equals(hash) ? null : Number(row.previous_key_until ?? 0);
     return { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, until };
@@ -56,9 +60,9 @@ const again = (replay: Replay): Ingested<never> => ({ answer: replay.answer, rep
 /** Which tags of which monitors this pipeline may send (cached briefly; cleared when the pipeline changes). */
 async function mappingFor(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<Map<string, Set<string>>> {
   return env.mappings.getOrLoad(pipeline_id, async () => {
-    const row = await repo.findPipeline(env.db, pipeline_id);
+    const row = await pipelinesRepo.findPipeline(env.db, pipeline_id);
     if (!row) return new Map();
-    const monitors = await resolveMonitors(caller, [...(await repo.registeredMonitors(env.db, pipeline_id))]);
+    const monitors = await resolveMonitors(caller, [...(await registrationsRepo.registeredMonitors(env.db, pipeline_id))]);
     return mappingOf(row.tags, row.registration, [...monitors.values()]);
   });
 }
@@ -152,11 +156,11 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
       const replay = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed.request, keyed.answer));
       if (replay) return replay;
       for (const batch of batches) {
-        await repo.insertReadings(tx, batch, batch.readings, config().historyRollups);
+        await readingsRepo.insertReadings(tx, batch, batch.readings, config().historyRollups);
         // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
         await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       }
-      if (readings.length > 0) await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
+      if (readings.length > 0) await pipelinesRepo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
       return undefined;
     });
   let replay: Replay | undefined;
@@ -218,9 +222,9 @@ export async function ingestWaveform(
   const replay = await env.db.transaction(async (tx) => {
     const first = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed, answer));
     if (first) return first;
-    await repo.insertWaveform(tx, message, Date.now());
+    await waveformsRepo.insertWaveform(tx, message, Date.now());
     await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message, message.pipeline_id);
-    await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
+    await pipelinesRepo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
     return undefined;
   });
   if (replay) return again(replay);
@@ -231,7 +235,7 @@ export async function ingestWaveform(
 export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {
   const pipeline = await authenticate(env, ctx);
   if (ctx.params.ts > Date.now() + FUTURE_SLACK_MS) throw badRequest(MSG.heartbeatInFuture);
-  await repo.recordHeartbeat(env.db, pipeline.pipeline_id, ctx.params.component, ctx.params.ts);
+  await pipelinesRepo.recordHeartbeat(env.db, pipeline.pipeline_id, ctx.params.component, ctx.params.ts);
   return MSG.heartbeatRecorded;
 }
 
@@ -241,9 +245,9 @@ export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: strin
  */
 export async function gatewayConfig(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>) {
   const pipeline = await authenticate(env, ctx);
-  const row = await repo.findPipeline(env.db, pipeline.pipeline_id);
+  const row = await pipelinesRepo.findPipeline(env.db, pipeline.pipeline_id);
   if (!row) throw unauthorized(MSG.invalidIngestKey);
-  const monitors = await resolveMonitors(ctx, await repo.registeredMonitors(env.db, row.pipeline_id));
+  const monitors = await resolveMonitors(ctx, await registrationsRepo.registeredMonitors(env.db, row.pipeline_id));
   return {
     pipeline_id: row.pipeline_id,
     pipeline_name: row.pipeline_name,
@@ -267,7 +271,7 @@ export async function gatewayConfig(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: s
 
 export async function pendingActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>) {
   const pipeline = await authenticate(env, ctx);
-  return (await repo.pendingActions(env.db, pipeline.pipeline_id)).map(actionView);
+  return (await actionsRepo.pendingActions(env.db, pipeline.pipeline_id)).map(actionView);
 }
 
 /** The gateway's ack: the action completes (or fails) and the pipeline takes the status it leads to. */
@@ -276,12 +280,12 @@ export async function ackAction(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: strin
   const { action_id, status } = ctx.params;
   if (!isId(action_id)) throw notFound(MSG.invalidActionId(action_id));
   const done = await env.db.transaction(async (tx) => {
-    const action = await repo.completeAction(tx, pipeline.pipeline_id, action_id, status, Date.now());
-    if (action) await repo.setStatus(tx, pipeline.pipeline_id, statusAfterAck(action.action, status));
+    const action = await actionsRepo.completeAction(tx, pipeline.pipeline_id, action_id, status, Date.now());
+    if (action) await pipelinesRepo.setStatus(tx, pipeline.pipeline_id, statusAfterAck(action.action, status));
     return action;
   });
   if (!done) {
-    if (await repo.actionExists(env.db, pipeline.pipeline_id, action_id)) throw new DomainError(409, MSG.actionNotPending);
+    if (await actionsRepo.actionExists(env.db, pipeline.pipeline_id, action_id)) throw new DomainError(409, MSG.actionNotPending);
     throw notFound(MSG.invalidActionId(action_id));
   }
   // The status changed (running, stopped or error): `resolve`'s cached answers (alerting's no_data asks it) are stale.

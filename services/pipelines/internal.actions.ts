@@ -7,7 +7,8 @@ import type { ParamsOf, ReplyOf } from "../../lib/contract";
 import type { PipelinesActions } from "./context";
 import type { PipelinesContract } from "./contract";
 import { sweepOverdueActions } from "./jobs";
-import * as repo from "./repo";
+import * as pipelinesRepo from "./pipelines.repo";
+import * as registrationsRepo from "./registrations.repo";
 import { text } from "./schemas";
 
 export const internalActions: PipelinesActions = {
@@ -17,7 +18,7 @@ export const internalActions: PipelinesActions = {
     readOnly: true,
     params: { plant_id: text },
     handler(ctx: Context<ParamsOf<PipelinesContract, "countForPlant">>): Promise<ReplyOf<PipelinesContract, "countForPlant">> {
-      return repo.plantActivity(this.db, ctx.params.plant_id.toLowerCase()).catch(() => ({ pipelines: 0, events: 0 }));
+      return pipelinesRepo.plantActivity(this.db, ctx.params.plant_id.toLowerCase()).catch(() => ({ pipelines: 0, events: 0 }));
     },
   },
 
@@ -28,7 +29,7 @@ export const internalActions: PipelinesActions = {
     cache: { keys: ["pipeline_id"], ttl: 30 },
     params: { pipeline_id: text },
     handler(ctx: Context<ParamsOf<PipelinesContract, "resolve">>): Promise<ReplyOf<PipelinesContract, "resolve">> {
-      return repo.resolvePipeline(this.db, ctx.params.pipeline_id);
+      return pipelinesRepo.resolvePipeline(this.db, ctx.params.pipeline_id);
     },
   },
 
@@ -38,7 +39,7 @@ export const internalActions: PipelinesActions = {
     readOnly: true,
     params: { monitor_id: text },
     handler(ctx: Context<{ monitor_id: string }>) {
-      return repo.registrationOf(this.db, ctx.params.monitor_id).catch(() => null);
+      return registrationsRepo.registrationOf(this.db, ctx.params.monitor_id).catch(() => null);
     },
   },
 

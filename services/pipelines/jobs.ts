@@ -12,11 +12,13 @@ import { DEFAULT_RETENTION_DAYS, resolveSite } from "../config/contract";
 import type { PipelinesEnv } from "./context";
 import { ROLLUPS_KEPT_DAYS } from "./history";
 import * as history from "./history.repo";
-import * as repo from "./repo";
+import * as actionsRepo from "./actions.repo";
+import * as readingsRepo from "./readings.repo";
+import * as waveformsRepo from "./waveforms.repo";
 import { DAY_MS, daysAround, retentionPlan } from "./storage";
 
 export async function sweepOverdueActions(env: PipelinesEnv): Promise<string[]> {
-  const failed = await repo.failOverdueActions(env.db, config().pipelineActionTimeoutMs, Date.now());
+  const failed = await actionsRepo.failOverdueActions(env.db, config().pipelineActionTimeoutMs, Date.now());
   if (failed.length) env.logger.warn(`pipeline actions timed out; pipelines in error: ${failed.join(", ")}`);
   return failed;
 }
@@ -55,7 +57,7 @@ export const NO_RETENTION: RetentionReport = { dropped: [], deleted: 0 };
  * only for itself.
  */
 export async function runRetention(env: PipelinesEnv, ctx: JobCaller, now: number): Promise<RetentionReport> {
-  const siteIds = await repo.retentionSiteIds(env.db);
+  const siteIds = await readingsRepo.retentionSiteIds(env.db);
   const sites = await Promise.all(
     siteIds.map(async (site_id) => {
       // Config unreachable fails the run (its claim is given back): guessing the default could
@@ -67,13 +69,13 @@ export async function runRetention(env: PipelinesEnv, ctx: JobCaller, now: numbe
   await env.partitions.refresh(env.db);
   const plan = retentionPlan(now, env.partitions.all(), sites);
   for (const day of plan.drop) {
-    await repo.dropPartition(env.db, day);
+    await readingsRepo.dropPartition(env.db, day);
     env.partitions.forget(day);
   }
   let deleted = 0;
-  for (const { site_id, before } of plan.deleteBefore) deleted += await repo.deleteReadingsBefore(env.db, site_id, before);
+  for (const { site_id, before } of plan.deleteBefore) deleted += await readingsRepo.deleteReadingsBefore(env.db, site_id, before);
   for (const { site_id, retention_days } of sites) {
-    await repo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
+    await waveformsRepo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
     // A tag's trend outlives its raw readings: the rollups stay for the longest history range at least.
     await history.deleteRollupsBefore(env.db, site_id, now - Math.max(retention_days, ROLLUPS_KEPT_DAYS) * DAY_MS);
   }
