@@ -1,11 +1,12 @@
 /** Pipelines of all kinds: a plant's or a function's list and count, and start/stop actions for their gateways. */
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { Ctx, PipelinesActions } from "./context";
-import { rotateIngestKey } from "./crud";
+import * as actions from "./actions";
 import * as fleet from "./fleet";
+import { rotateIngestKey } from "./keys";
 import { MSG } from "./messages";
 import { EXAMPLE, EXAMPLE_INGEST_KEY, FILTER_FIELDS } from "./openapi";
-import { PIPELINE_STATUSES, type ActionName } from "./rules";
+import type { Ctx, PipelinesActions } from "./pipelines.types";
+import { PIPELINE_STATUSES } from "./rules";
 import { countParams, listParams, text } from "./schemas";
 
 /** Many pipelines at once: one id or a list. */
@@ -38,7 +39,7 @@ export const fleetActions: PipelinesActions = {
     },
     params: { pipeline_id: text, settings: { type: "object", optional: true } },
     handler(ctx: Ctx<{ pipeline_id: string; settings?: Record<string, unknown> }>) {
-      return rotateIngestKey(this.env, ctx);
+      return rotateIngestKey(this.use(ctx), ctx.params);
     },
   },
 
@@ -55,7 +56,7 @@ export const fleetActions: PipelinesActions = {
     },
     params: listParams,
     handler(ctx: Ctx<fleet.ListInput>) {
-      return fleet.listPipelines(this.env, ctx);
+      return fleet.listPipelines(this.use(ctx), ctx.params);
     },
   },
 
@@ -78,7 +79,7 @@ export const fleetActions: PipelinesActions = {
     },
     params: countParams,
     handler(ctx: Ctx<fleet.ListInput>) {
-      return fleet.countPipelines(this.env, ctx);
+      return fleet.countPipelines(this.use(ctx), ctx.params);
     },
   },
 
@@ -107,8 +108,8 @@ export const fleetActions: PipelinesActions = {
       id: ids,
       action: { type: "enum", values: ["start", "stop"] },
     },
-    handler(ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: ActionName }>) {
-      return fleet.queueActions(this.env, ctx);
+    handler(ctx: Ctx<actions.QueueInput>) {
+      return actions.queueActions(this.use(ctx), ctx.params);
     },
   },
 };

@@ -18,7 +18,8 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { badRequest, conflict, DomainError } from "../../lib/errors";
-import type { Ctx, PipelinesEnv } from "./context";
+import type { Ctx } from "./pipelines.types";
+import type { PipelinesEnv, SystemPort } from "./port";
 import { MSG } from "./messages";
 import * as keysRepo from "./idempotency.repo";
 import { DAY_MS } from "../../lib/time";
@@ -84,8 +85,8 @@ export async function claimKey(tx: EntityManager, pipeline_id: string, request: 
 export type Ingested<A> = { answer: A; replayed: false } | { answer: unknown; replayed: true };
 
 /** An ingestion's answer over HTTP or the bus: a replayed one carries the Idempotent-Replayed header. */
-export function answered<A>(ctx: Ctx, outcome: Ingested<A>): unknown {
-  if (outcome.replayed) ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, [REPLAYED_HEADER]: "true" };
+export function answered<A>(port: SystemPort, outcome: Ingested<A>): unknown {
+  if (outcome.replayed) port.setHeader(REPLAYED_HEADER, "true");
   return outcome.answer;
 }
 

@@ -19,7 +19,7 @@ import {
   seal,
   sealSettings,
 } from "../../lib/secrets";
-import type { PipelinesEnv } from "./context";
+import type { PipelinesEnv } from "./port";
 import { MSG } from "./messages";
 import * as pipelinesRepo from "./pipelines.repo";
 
