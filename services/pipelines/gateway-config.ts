@@ -9,6 +9,7 @@ import { MSG } from "./messages";
 import { findPipeline } from "./pipelines.repo";
 import type { SystemPort } from "./port";
 import { registeredMonitors } from "./registrations.repo";
+import { identityView } from "./rules";
 
 export async function gatewayConfig(port: SystemPort, params: { pipeline_id: string }) {
   const pipeline = await authenticate(port, params.pipeline_id);
@@ -16,11 +17,7 @@ export async function gatewayConfig(port: SystemPort, params: { pipeline_id: str
   if (!row) throw unauthorized(MSG.invalidIngestKey);
   const monitors = await port.config.monitors(await registeredMonitors(port.db, row.pipeline_id));
   return {
-    pipeline_id: row.pipeline_id,
-    pipeline_name: row.pipeline_name,
-    data_type: row.data_type,
-    data_source: row.data_source,
-    data_source_subtype: row.data_source_subtype,
+    ...identityView(row),
     status: row.status,
     // The gateway connects to its source with them: its own key opens its secrets.
     settings: openSettings(port.secretsKey, row.settings),

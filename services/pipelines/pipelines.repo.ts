@@ -5,8 +5,6 @@
  */
 import type { DataSource, EntityManager } from "typeorm";
 import { isUniqueViolation } from "../../lib/errors";
-import type { ResolvedPipeline } from "./contract";
-import { registeredMonitors } from "./registrations.repo";
 import type { Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
 
 /** A pool or a transaction. */
@@ -187,23 +185,4 @@ export async function plantActivity(db: Queryable, plant_id: string): Promise<{ 
     plant_id,
   ])) as { pipelines: number; events: string }[];
   return { pipelines: row?.pipelines ?? 0, events: Number(row?.events ?? 0) };
-}
-
-/** `pipelines.resolve` (internal): what other services need to name and place a gateway. */
-export async function resolvePipeline(db: Queryable, pipeline_id: string): Promise<ResolvedPipeline | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(pipeline_id)) return null;
-  const row = await findPipeline(db, pipeline_id.toLowerCase());
-  if (!row) return null;
-  return {
-    pipeline_id: row.pipeline_id,
-    pipeline_name: row.pipeline_name,
-    data_type: row.data_type,
-    data_source: row.data_source,
-    data_source_subtype: row.data_source_subtype,
-    function_id: row.function_id,
-    plant_id: row.plant_id,
-    site_id: row.site_id,
-    status: row.status,
-    monitor_ids: await registeredMonitors(db, row.pipeline_id),
-  };
 }

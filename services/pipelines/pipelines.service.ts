@@ -50,21 +50,21 @@ const jobs: PeriodicJobs<PipelinesThis> = {
   // A gateway's Idempotency-Key is kept 24 h: lookups ignore older ones, this drops them (any replica, any number of times).
   idempotencyKeys: {
     everyMs: HOUR_MS,
-    run() {
-      return purgeKeys(this.env);
+    run(caller) {
+      return purgeKeys(this.system(caller));
     },
   },
   // The history rollups: batches staged with their readings, folded into minutes and hours.
   rollups: {
     everyMs: ROLLUP_FOLD_MS,
-    run() {
-      return foldRollups(this.env);
+    run(caller) {
+      return foldRollups(this.system(caller));
     },
   },
   partitionsAhead: {
     everyMs: HOUR_MS,
-    run() {
-      return makePartitionsAhead(this.env);
+    run(caller) {
+      return makePartitionsAhead(this.system(caller));
     },
   },
   retention: {
@@ -97,7 +97,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     /** Broadcast to every replica when a pipeline changes: what they cached of it is stale. */
     "pipelines.changed": {
       handler(ctx: Context<PipelinesChanged>) {
-        forgetPipeline(this.env, ctx.params.pipeline_id);
+        forgetPipeline(this.system(ctx), ctx.params.pipeline_id);
       },
     },
     /** A monitor's tags or a site's retention changed in config: every replica forgets its mappings. */

@@ -16,7 +16,7 @@ import * as pipelinesRepo from "./pipelines.repo";
 import type { PipelinesPort, SystemPort } from "./port";
 import { announce, checkRegistration, registrationsOf, type Place } from "./registrations";
 import { registeredMonitors, replaceRegistrations } from "./registrations.repo";
-import { firmwareOf, fetchView, hashIngestKey, newIngestKey, type PipelineKind } from "./rules";
+import { firmwareOf, fetchView, hashIngestKey, identityView, newIngestKey, type PipelineKind } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
 import { settingsToStore, settingsToUpdate } from "./settings";
 
@@ -317,7 +317,17 @@ export function plantActivity(port: SystemPort, plant_id: string): Promise<Plant
   return pipelinesRepo.plantActivity(port.db, plant_id.toLowerCase()).catch(() => ({ pipelines: 0, events: 0 }));
 }
 
-/** What other services need to name and place a gateway, or null. */
-export function resolvePipeline(port: SystemPort, pipeline_id: string): Promise<ResolvedPipeline | null> {
-  return pipelinesRepo.resolvePipeline(port.db, pipeline_id);
+/** `pipelines.resolve`: what other services need to name and place a gateway, or null. */
+export async function resolvePipeline(port: SystemPort, pipeline_id: string): Promise<ResolvedPipeline | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(pipeline_id)) return null;
+  const row = await pipelinesRepo.findPipeline(port.db, pipeline_id.toLowerCase());
+  if (!row) return null;
+  return {
+    ...identityView(row),
+    function_id: row.function_id,
+    plant_id: row.plant_id,
+    site_id: row.site_id,
+    status: row.status,
+    monitor_ids: await registeredMonitors(port.db, row.pipeline_id),
+  };
 }

@@ -256,14 +256,19 @@ export function firmwareView(p: PipelineRow, latest: string) {
   };
 }
 
+/** What names a pipeline and its source, first in the list item, `resolve`'s answer and the gateway's configuration. */
+export const identityView = (p: PipelineRow) => ({
+  pipeline_id: p.pipeline_id,
+  pipeline_name: p.pipeline_name,
+  data_type: p.data_type,
+  data_source: p.data_source,
+  data_source_subtype: p.data_source_subtype,
+});
+
 /** Op 54's list item. */
 export function listItemView(p: PipelineRow, names: Names, lastActions: ActionRow[], latestFirmware: string) {
   return {
-    pipeline_id: p.pipeline_id,
-    pipeline_name: p.pipeline_name,
-    data_type: p.data_type,
-    data_source: p.data_source,
-    data_source_subtype: p.data_source_subtype,
+    ...identityView(p),
     created_at: Number(p.created_at),
     status: p.status,
     gateway_firmware: firmwareView(p, latestFirmware),
