@@ -33,7 +33,7 @@ import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
 import type { PipelinesLocals, PipelinesMethods, PipelinesThis } from "./pipelines.types";
-import { counterOf, systemPort, userPort } from "./port";
+import { brokerBound, systemPort, userPort } from "./port";
 import { sqlConnectActions } from "./sql-connect.actions";
 import { thirdPartyActions } from "./thirdparty.actions";
 
@@ -133,7 +133,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       retention: new LocalCache({ ttlMs: 60000 }),
       logger: this.logger,
       secretsKey: secretsKey(config()),
-      count: counterOf(this.broker),
+      ...brokerBound(this.broker),
     };
     await makePartitionsAhead(this.env);
   },

@@ -39,6 +39,9 @@ export interface KeyedPipeline {
   until: number | null;
 }
 
+/** Emits an event of the pipelines (contract.ts); resolves once it is sent. */
+type Emit = <K extends keyof PipelinesEvents & string>(event: K, payload: PipelinesEvents[K]) => Promise<void>;
+
 /** What the service holds while it runs: its database, streams, the ingest path's per-process caches. */
 export interface PipelinesEnv {
   db: DataSource;
@@ -56,6 +59,8 @@ export interface PipelinesEnv {
   secretsKey: Buffer;
   /** Counts a domain fact (lib/metrics.ts). */
   count<N extends DomainCounter>(name: N, labels: DomainLabels<N>, value: number): void;
+  /** Emits an event from the service (a port's emits from the request it serves). */
+  emit: Emit;
 }
 
 /** What config answers, as plain functions. */
@@ -67,13 +72,9 @@ export interface ConfigPort {
   monitors(monitor_ids: string[]): Promise<Map<string, ResolvedMonitor>>;
 }
 
-/** Events the pipelines emit (contract.ts), sent without waiting. */
-type Emit = <K extends keyof PipelinesEvents & string>(event: K, payload: PipelinesEvents[K]) => void;
-
 /** The service's own port, and a gateway's. */
 export interface SystemPort extends PipelinesEnv {
   config: ConfigPort;
-  emit: Emit;
   /** Every replica forgets what it cached of the pipeline (of every pipeline, without an id). */
   forget(pipeline_id?: string): void;
   /** `resolve`'s cached answers are stale: the cacher forgets them before the write is answered. */
@@ -118,7 +119,7 @@ export function systemPort(env: PipelinesEnv, broker: ServiceBroker, caller: Cal
   return {
     ...env,
     config: configOf(caller),
-    emit: (event, payload) => void pipelinesEvents.emit(from, event, payload),
+    emit: (event, payload) => pipelinesEvents.emit(from, event, payload),
     forget: (pipeline_id) => void pipelinesEvents.broadcast(from, "pipelines.changed", pipeline_id ? { pipeline_id } : {}, "pipelines"),
     resolveStale: () => new SharedCache(broker).clean("pipelines.resolve:**"),
     ingestKey: meta?.ingestKey,
@@ -142,8 +143,8 @@ export function userPort(env: PipelinesEnv, ctx: Ctx): PipelinesPort {
   };
 }
 
-/** Binds the domain counters to the broker's metrics. */
-export const counterOf =
-  (broker: ServiceBroker): PipelinesEnv["count"] =>
-  (name, labels, value) =>
-    countDomain(broker, name, labels, value);
+/** What the service does through its broker, as plain functions: count a domain fact, emit an event. */
+export const brokerBound = (broker: ServiceBroker): Pick<PipelinesEnv, "count" | "emit"> => ({
+  count: (name, labels, value) => countDomain(broker, name, labels, value),
+  emit: (event, payload) => pipelinesEvents.emit(broker, event, payload),
+});

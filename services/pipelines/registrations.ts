@@ -45,11 +45,11 @@ export async function checkRegistration(
 /** Tells config (and anyone listening) which monitors the pipeline feeds now, and which it stopped feeding. */
 export function announce(port: SystemPort, p: PipelineWrite, before: string[], after: Map<string, string | null>): void {
   for (const monitor_id of before) {
-    if (!after.has(monitor_id)) port.emit("pipelines.monitor.unregistered", { monitor_id, pipeline_id: p.pipeline_id });
+    if (!after.has(monitor_id)) void port.emit("pipelines.monitor.unregistered", { monitor_id, pipeline_id: p.pipeline_id });
   }
   for (const [monitor_id, slave] of after) {
     const n = slave === null ? NaN : Number(slave);
-    port.emit("pipelines.monitor.registered", {
+    void port.emit("pipelines.monitor.registered", {
       monitor_id,
       pipeline_id: p.pipeline_id,
       data_source: p.data_source,
