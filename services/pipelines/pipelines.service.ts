@@ -28,6 +28,7 @@ import { purgeKeys } from "./idempotency";
 import { forgetPipeline } from "./ingest";
 import { ingestActions } from "./ingest.actions";
 import { internalActions } from "./internal.actions";
+import { keysActions } from "./keys.actions";
 import { foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention } from "./jobs";
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
@@ -86,6 +87,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
   actions: {
     ...thirdPartyActions, // third-party pipelines
     ...edgeActions, // edge-server pipelines (gateways)
+    ...keysActions, // an ingest key rotated
     ...fleetActions, // all kinds: list, count, start/stop
     ...sqlConnectActions, // a SQL gateway's source, introspected
     ...ingestActions, // the gateways' side: readings, waveforms, heartbeats, actions
