@@ -3,7 +3,19 @@
  * failed when overdue.
  */
 import type { DataSource, EntityManager } from "typeorm";
-import type { ActionName, ActionRow, PipelineStatus } from "./rules";
+import type { PipelineStatus } from "./contract";
+
+export type ActionName = "start" | "stop";
+export type ActionStatus = "in_progress" | "completed" | "failed";
+
+export interface ActionRow {
+  action_id: string;
+  pipeline_id: string;
+  action: ActionName;
+  status: ActionStatus;
+  issued_at: string | number;
+  completed_at: string | number | null;
+}
 
 /** A pool or a transaction. */
 type Queryable = DataSource | EntityManager;

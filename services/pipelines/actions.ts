@@ -10,14 +10,14 @@ import * as actionsRepo from "./actions.repo";
 import { authenticate } from "./ingest";
 import { MSG } from "./messages";
 import { guarded, pipelineChange, visiblePipeline } from "./pipelines";
-import { setStatus } from "./pipelines.repo";
+import { setStatus, type PipelineRow } from "./pipelines.repo";
 import type { PipelinesPort, SystemPort } from "./port";
-import { actionView, statusAfterAck, statusWhileQueued, type ActionName, type PipelineRow } from "./rules";
+import { actionView, statusAfterAck, statusWhileQueued } from "./rules";
 
 export interface QueueInput {
   pipeline_id?: string | string[];
   id?: string | string[];
-  action: ActionName;
+  action: actionsRepo.ActionName;
 }
 
 /** Op 56: one action per named pipeline, all or none; the gateways pick them up from the ingestion API. */

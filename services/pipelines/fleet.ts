@@ -11,7 +11,7 @@ import { MSG } from "./messages";
 import { scopeIds } from "./pipelines";
 import * as pipelinesRepo from "./pipelines.repo";
 import type { PipelinesPort } from "./port";
-import { listItemView, statusesFor, type PipelineRow } from "./rules";
+import { listItemView, statusesFor } from "./rules";
 
 export interface ListInput {
   plant_id?: string;
@@ -41,7 +41,7 @@ export async function listPipelines(port: PipelinesPort, params: ListInput) {
   return page.map((r) => listItemView(r, names(r), actions.get(r.pipeline_id) ?? [], latest));
 }
 
-async function namesOf(port: PipelinesPort, rows: PipelineRow[]) {
+async function namesOf(port: PipelinesPort, rows: pipelinesRepo.PipelineRow[]) {
   const plants = new Map<string, string | null>();
   const functions = new Map<string, string | null>();
   await Promise.all([
@@ -50,7 +50,7 @@ async function namesOf(port: PipelinesPort, rows: PipelineRow[]) {
       functions.set(id, (await port.config.function(id))?.function_name ?? null),
     ),
   ]);
-  return (r: PipelineRow) => ({ plant_name: plants.get(r.plant_id) ?? null, function_name: r.function_id ? (functions.get(r.function_id) ?? null) : null });
+  return (r: pipelinesRepo.PipelineRow) => ({ plant_name: plants.get(r.plant_id) ?? null, function_name: r.function_id ? (functions.get(r.function_id) ?? null) : null });
 }
 
 /** Op 55 with the contract's status filter. */

@@ -2,9 +2,9 @@
 import { badRequest } from "../../lib/errors";
 import { authenticate } from "./ingest";
 import { MSG } from "./messages";
-import { recordHeartbeat } from "./pipelines.repo";
+import { recordHeartbeat, type Component } from "./pipelines.repo";
 import type { SystemPort } from "./port";
-import { FUTURE_SLACK_MS, type Component } from "./rules";
+import { FUTURE_SLACK_MS } from "./rules";
 
 export async function heartbeat(port: SystemPort, params: { pipeline_id: string; component: Component; ts: number }) {
   const pipeline = await authenticate(port, params.pipeline_id);

@@ -13,7 +13,8 @@ import * as ingest from "./ingest";
 import { MSG } from "./messages";
 import { EXAMPLE, INGEST_ID } from "./openapi";
 import type { Ctx, PipelinesActions } from "./pipelines.types";
-import { COMPONENTS, MAX_READINGS, MAX_SAMPLES, type Component } from "./rules";
+import { COMPONENTS, type Component } from "./pipelines.repo";
+import { MAX_READINGS, MAX_SAMPLES } from "./rules";
 import { idParams, text } from "./schemas";
 
 /** The header both sending routes take (docs/api-tour.md#retries-the-idempotency-key-header), documented where the routes are. */

@@ -5,7 +5,42 @@
  */
 import type { DataSource, EntityManager } from "typeorm";
 import { isUniqueViolation } from "../../lib/errors";
-import type { Component, PipelineKind, PipelineRow, PipelineStatus } from "./rules";
+import type { PipelineStatus } from "./contract";
+
+export type PipelineKind = "thirdparty" | "edge";
+/** A gateway's components whose heartbeats a pipeline keeps. */
+export const COMPONENTS = ["log_parser", "producer", "gateway", "stasher"] as const;
+export type Component = (typeof COMPONENTS)[number];
+
+/** A pipeline as stored (bigint columns arrive from pg as text). */
+export interface PipelineRow {
+  pipeline_id: string;
+  kind: PipelineKind;
+  pipeline_name: string;
+  site_id: string;
+  plant_id: string;
+  function_id: string | null;
+  data_type: string;
+  data_source: string;
+  data_source_subtype: string;
+  settings: Record<string, unknown>;
+  tags: Record<string, unknown>[];
+  registration: Record<string, unknown>[];
+  function_enabled_in_registration: boolean;
+  gateway_firmware: { current_version?: string; previous_version?: string };
+  firmware_update: number;
+  data_directory: string;
+  mac_address: string;
+  status: PipelineStatus;
+  ingest_key_hash: Buffer;
+  /** The key a rotation replaced, and until when (epoch ms) it still opens the pipeline. */
+  previous_key_hash: Buffer | null;
+  previous_key_until: string | number | null;
+  heart_beats: Partial<Record<Component, number>>;
+  total_events: string | number;
+  latest_event: unknown[];
+  created_at: string | number;
+}
 
 /** A pool or a transaction. */
 type Queryable = DataSource | EntityManager;

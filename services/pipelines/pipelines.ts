@@ -16,7 +16,7 @@ import * as pipelinesRepo from "./pipelines.repo";
 import type { PipelinesPort, SystemPort } from "./port";
 import { announce, checkRegistration, registrationsOf, type Place } from "./registrations";
 import { registeredMonitors, replaceRegistrations } from "./registrations.repo";
-import { firmwareOf, fetchView, hashIngestKey, identityView, newIngestKey, type PipelineKind } from "./rules";
+import { firmwareOf, fetchView, hashIngestKey, identityView, newIngestKey } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
 import { settingsToStore, settingsToUpdate } from "./settings";
 
@@ -66,7 +66,7 @@ const NOTHING = "00000000-0000-0000-0000-000000000000";
 const safeId = (id: string): string => (isId(id) ? id : NOTHING);
 
 /** A pipeline of this kind that the caller may see, or the kind's `Invalid ... ID` (existence never leaks). */
-export async function visiblePipeline(port: PipelinesPort, kind: PipelineKind | undefined, id: string, invalid: (id: string) => string) {
+export async function visiblePipeline(port: PipelinesPort, kind: pipelinesRepo.PipelineKind | undefined, id: string, invalid: (id: string) => string) {
   const row = isId(id) ? await pipelinesRepo.findPipeline(port.db, id, kind) : null;
   if (!row || !inScope(scopeOf(port.user), row)) throw badRequest(invalid(id));
   return row;
@@ -79,7 +79,7 @@ interface PlaceInput {
 }
 
 /** Where a pipeline goes: its plant (given, or its function's), checked against the caller's scope. */
-async function placeOf(port: PipelinesPort, kind: PipelineKind, input: PlaceInput): Promise<Place> {
+async function placeOf(port: PipelinesPort, kind: pipelinesRepo.PipelineKind, input: PlaceInput): Promise<Place> {
   const scope = scopeOf(port.user);
   let place: Place | null = null;
   if (input.plant_id) {
@@ -125,7 +125,7 @@ export interface PipelineInput extends PlaceInput {
   data_directory?: string;
 }
 
-function checkBody(kind: PipelineKind, body: Required<Pick<PipelineInput, "data_type" | "data_source_subtype">> & PipelineInput): void {
+function checkBody(kind: pipelinesRepo.PipelineKind, body: Required<Pick<PipelineInput, "data_type" | "data_source_subtype">> & PipelineInput): void {
   const problem =
     kind === "edge"
       ? checkEdgeBody({ ...body, settings: body.settings ?? {} })
@@ -188,7 +188,7 @@ async function save(
 }
 
 /** Ops 46 and 50. The ingest key is answered here once; only its hash is kept. */
-export async function createPipeline(port: PipelinesPort, params: PipelineInput, kind: PipelineKind) {
+export async function createPipeline(port: PipelinesPort, params: PipelineInput, kind: pipelinesRepo.PipelineKind) {
   requireWrite(port.user, "pipeline", MSG.unauthorizedOperation);
   return guarded(port, TEXTS[kind].createFault, async () => {
     const p = params as PipelineInput & { pipeline_name: string; data_type: string; data_source: string; data_source_subtype: string };
@@ -224,7 +224,7 @@ export async function createPipeline(port: PipelinesPort, params: PipelineInput,
 }
 
 /** Ops 48 and 52: what the body leaves out stays as it was; settings and tags are checked as on create. */
-export async function updatePipeline(port: PipelinesPort, p: PipelineInput, kind: PipelineKind) {
+export async function updatePipeline(port: PipelinesPort, p: PipelineInput, kind: pipelinesRepo.PipelineKind) {
   requireWrite(port.user, "pipeline", MSG.unauthorizedOperation);
   const texts = TEXTS[kind];
   const current = await visiblePipeline(port, kind, p.pipeline_id ?? "", texts.invalidId);
@@ -271,7 +271,7 @@ export async function updatePipeline(port: PipelinesPort, p: PipelineInput, kind
 }
 
 /** Ops 47 and 51. The pipeline's readings stay until the site's retention takes them. */
-export async function removePipeline(port: PipelinesPort, params: { pipeline_id: string }, kind: PipelineKind) {
+export async function removePipeline(port: PipelinesPort, params: { pipeline_id: string }, kind: pipelinesRepo.PipelineKind) {
   requireWrite(port.user, "pipeline", MSG.unauthorizedOperation);
   const texts = TEXTS[kind];
   const current = await visiblePipeline(port, kind, params.pipeline_id, texts.invalidId);
@@ -304,7 +304,7 @@ function jsonList(text: string): string[] | undefined {
 }
 
 /** Op 49 and the edge fetch. `mac_ids`, when it names any, must name the pipeline's MAC address. */
-export async function getPipeline(port: PipelinesPort, params: { pipeline_id: string; mac_ids?: string | string[] }, kind: PipelineKind) {
+export async function getPipeline(port: PipelinesPort, params: { pipeline_id: string; mac_ids?: string | string[] }, kind: pipelinesRepo.PipelineKind) {
   const texts = TEXTS[kind];
   const row = await visiblePipeline(port, kind, params.pipeline_id, texts.invalidId);
   const macs = macIdsOf(params.mac_ids);
