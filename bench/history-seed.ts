@@ -4,7 +4,7 @@
  * PipelinesHistoryRollups folds existing readings.
  */
 import type { Client } from "pg";
-import { partitionDdl } from "../services/pipelines/repo";
+import { partitionDdl } from "../services/pipelines/readings.repo";
 import { dayKey } from "../services/pipelines/storage";
 
 const MIN = 60_000;

@@ -1,5 +1,5 @@
 /** A tag's past at a glance: `pipelines.readings.history` (docs/api-tour.md, "Looking back") as a small table. */
-import type { HistoryAnswer } from "../../services/pipelines/history.actions";
+import type { HistoryAnswer } from "../../services/pipelines/readings";
 import { callAs } from "../call";
 import { requireId, requireText, table } from "../format";
 import { UsageError, type AdminCommand } from "../types";

@@ -6,8 +6,9 @@
  * config was away is made whole.
  */
 import type { ServiceBroker } from "moleculer";
-import type { PipelinesEnv } from "./context";
-import { pipelinesEvents, type PipelineEvent } from "./contract";
+import type { DataSource } from "typeorm";
+import type { PipelineEvent } from "./contract";
+import type { PipelinesEnv } from "./port";
 import { pipelinesAfter } from "./announcements.repo";
 
 /**
@@ -22,8 +23,8 @@ const ANNOUNCED_PART = 1000;
 
 /** The config nodes (node and instance ids) each broker has announced the pipelines to. */
 const announcedTo = new WeakMap<ServiceBroker, Set<string>>();
-/** The pipelines whose first events each broker has told of: once per process is enough, the list tells the rest. */
-const receivedTold = new WeakMap<ServiceBroker, Set<string>>();
+/** The pipelines whose first events each service instance (its database) has told of: once per process is enough, the list tells the rest. */
+const receivedTold = new WeakMap<DataSource, Set<string>>();
 
 /**
  * After a pipeline's write is committed. Awaited, so that in one process config's copy is
@@ -32,16 +33,16 @@ const receivedTold = new WeakMap<ServiceBroker, Set<string>>();
  */
 export async function placed(env: PipelinesEnv, change: "created" | "updated" | "deleted", p: Omit<PipelineEvent, "at">): Promise<void> {
   const event: PipelineEvent = { pipeline_id: p.pipeline_id, site_id: p.site_id, plant_id: p.plant_id, at: Date.now() };
-  await pipelinesEvents.emit(env.broker, `pipelines.pipeline.${change}`, event).catch((err: unknown) => env.logger.warn(`pipelines.pipeline.${change} not sent:`, err));
+  await env.emit(`pipelines.pipeline.${change}`, event).catch((err: unknown) => env.logger.warn(`pipelines.pipeline.${change} not sent:`, err));
 }
 
 /** After a request's events are stored: the first time this process stores some for the pipeline, config is told (awaited, as `placed`). */
 export async function received(env: PipelinesEnv, pipeline_id: string): Promise<void> {
-  let told = receivedTold.get(env.broker);
-  if (!told) receivedTold.set(env.broker, (told = new Set()));
+  let told = receivedTold.get(env.db);
+  if (!told) receivedTold.set(env.db, (told = new Set()));
   if (told.has(pipeline_id)) return;
   told.add(pipeline_id);
-  await pipelinesEvents.emit(env.broker, "pipelines.pipeline.received", { pipeline_id }).catch((err: unknown) => env.logger.warn("pipelines.pipeline.received not sent:", err));
+  await env.emit("pipelines.pipeline.received", { pipeline_id }).catch((err: unknown) => env.logger.warn("pipelines.pipeline.received not sent:", err));
 }
 
 /** Every pipeline, in parts of ordered ids, each read after its `at`. */
@@ -51,7 +52,7 @@ export async function announceAll(env: PipelinesEnv): Promise<void> {
     const at = Date.now();
     const pipelines = await pipelinesAfter(env.db, after, ANNOUNCED_PART);
     const through = pipelines.length < ANNOUNCED_PART ? null : pipelines[pipelines.length - 1]!.pipeline_id;
-    await pipelinesEvents.emit(env.broker, "pipelines.pipelines.announced", { at, after, through, pipelines });
+    await env.emit("pipelines.pipelines.announced", { at, after, through, pipelines });
     if (through === null) return;
     after = through;
   }
@@ -62,22 +63,22 @@ export async function announceAll(env: PipelinesEnv): Promise<void> {
  * node is there that this replica has not announced them to (`again`: to every config node, as
  * after a reconnection events sent meanwhile may be lost).
  */
-export async function announceToConfig(env: PipelinesEnv, again = false): Promise<void> {
+export async function announceToConfig(env: PipelinesEnv, broker: ServiceBroker, again = false): Promise<void> {
   const nodes = new Set(
-    env.broker.registry
+    broker.registry
       .getServiceList({ onlyAvailable: true })
       .filter((s) => s.name === "config")
       // A process started again may keep its node id: its instance id is new.
-      .map((s) => `${String(s.nodeID)}/${env.broker.registry.nodes.get(String(s.nodeID))?.instanceID ?? ""}`),
+      .map((s) => `${String(s.nodeID)}/${broker.registry.nodes.get(String(s.nodeID))?.instanceID ?? ""}`),
   );
-  const known = again ? new Set<string>() : (announcedTo.get(env.broker) ?? new Set<string>());
-  announcedTo.set(env.broker, nodes);
+  const known = again ? new Set<string>() : (announcedTo.get(broker) ?? new Set<string>());
+  announcedTo.set(broker, nodes);
   if (![...nodes].some((node) => !known.has(node))) return;
   try {
     await announceAll(env);
   } catch (err) {
     // Told again when the next config node joins or this replica starts; the events of each write keep the copy current meanwhile.
-    announcedTo.delete(env.broker);
+    announcedTo.delete(broker);
     env.logger.warn("pipelines not announced to config:", err);
   }
 }

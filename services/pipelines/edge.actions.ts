@@ -1,8 +1,8 @@
 /** Edge-server pipelines: the gateways on site (create, delete, update, fetch). */
-import type { Ctx, PipelinesActions } from "./context";
-import * as crud from "./crud";
 import { MSG } from "./messages";
 import { EDGE_FIELDS, EXAMPLE, PIPELINE_ID } from "./openapi";
+import * as pipelines from "./pipelines";
+import type { Ctx, PipelinesActions } from "./pipelines.types";
 import { edgeCreateParams, edgeUpdateParams, idParams } from "./schemas";
 
 const invalidId = MSG.invalidGatewayId("<pipeline_id>");
@@ -34,8 +34,8 @@ export const edgeActions: PipelinesActions = {
       errors: [...bodyErrors, [400, MSG.gatewayCreateError]],
     },
     params: edgeCreateParams,
-    handler(ctx: Ctx<crud.PipelineInput>) {
-      return crud.createPipeline(this.env, ctx, "edge");
+    handler(ctx: Ctx<pipelines.PipelineInput>) {
+      return pipelines.createPipeline(this.use(ctx), ctx.params, "edge");
     },
   },
 
@@ -52,7 +52,7 @@ export const edgeActions: PipelinesActions = {
     },
     params: idParams,
     handler(ctx: Ctx<{ pipeline_id: string }>) {
-      return crud.removePipeline(this.env, ctx, "edge");
+      return pipelines.removePipeline(this.use(ctx), ctx.params, "edge");
     },
   },
 
@@ -68,8 +68,8 @@ export const edgeActions: PipelinesActions = {
       errors: [[400, invalidId], ...bodyErrors, [500, MSG.internalError]],
     },
     params: edgeUpdateParams,
-    handler(ctx: Ctx<crud.PipelineInput>) {
-      return crud.updatePipeline(this.env, ctx, "edge");
+    handler(ctx: Ctx<pipelines.PipelineInput>) {
+      return pipelines.updatePipeline(this.use(ctx), ctx.params, "edge");
     },
   },
 
@@ -86,7 +86,7 @@ export const edgeActions: PipelinesActions = {
     },
     params: idParams,
     handler(ctx: Ctx<{ pipeline_id: string }>) {
-      return crud.getPipeline(this.env, ctx, "edge");
+      return pipelines.getPipeline(this.use(ctx), ctx.params, "edge");
     },
   },
 };

@@ -1,47 +1,17 @@
-/** Pipelines of all kinds: a plant's or a function's list and count, and start/stop actions for their gateways. */
+/** Pipelines of all kinds: a plant's or a function's list and count, and start/stop actions for their gateways (actions.ts). */
 import { PAGE_FIELDS } from "../../lib/paging";
-import type { Ctx, PipelinesActions } from "./context";
-import { rotateIngestKey } from "./crud";
+import * as actions from "./actions";
 import * as fleet from "./fleet";
 import { MSG } from "./messages";
-import { EXAMPLE, EXAMPLE_INGEST_KEY, FILTER_FIELDS } from "./openapi";
-import { PIPELINE_STATUSES, type ActionName } from "./rules";
+import { EXAMPLE, FILTER_FIELDS } from "./openapi";
+import type { Ctx, PipelinesActions } from "./pipelines.types";
+import { PIPELINE_STATUSES } from "./rules";
 import { countParams, listParams, text } from "./schemas";
 
 /** Many pipelines at once: one id or a list. */
 const ids = [{ type: "array", max: 1000, items: text, optional: true }, { ...text, optional: true }];
 
 export const fleetActions: PipelinesActions = {
-  rotateKey: {
-    http: {
-      routes: ["POST /_config/pipelines/:pipeline_id/_rotate_key"],
-      group: "pipelines",
-      summary: "Rotate a pipeline's ingest key",
-      description:
-        "A new ingest key for the pipeline (either kind), shown this once; only its hash is kept. The key it replaces keeps working " +
-        "for INGEST_KEY_GRACE_S (3600 s unless configured), time to give the gateway the new one, then stops; a second rotation ends " +
-        "the first replaced key at once. Whoever may update the pipeline may rotate its key. " +
-        "The new key reads the gateway's configuration with its secrets: a plant-admin's rotation clears the pipeline's stored " +
-        "secrets (null), which it may not read, except those the body enters anew (`settings`, e.g. `{\"user_password\": \"...\"}`); " +
-        "a site-admin's or saas-admin's keeps them.",
-      fields: {
-        pipeline_id: { description: "the pipeline whose key to rotate", example: EXAMPLE.pipeline_id },
-        settings: {
-          type: "object",
-          required: false,
-          description: "secrets of the pipeline's settings entered anew, by name at their place (the others are cleared by a plant-admin's rotation, kept by an administrator's)",
-          example: { user_password: "Opc#2026-rotated" },
-        },
-      },
-      answer: { schema: "$IngestKey", example: { ingest_key: EXAMPLE_INGEST_KEY } },
-      errors: [[400, MSG.invalidPipelineId("<pipeline_id>")], [400, MSG.invalidInput("settings.<name>")], [403, MSG.unauthorizedOperation]],
-    },
-    params: { pipeline_id: text, settings: { type: "object", optional: true } },
-    handler(ctx: Ctx<{ pipeline_id: string; settings?: Record<string, unknown> }>) {
-      return rotateIngestKey(this.env, ctx);
-    },
-  },
-
   list: {
     http: {
       op: 54,
@@ -55,7 +25,7 @@ export const fleetActions: PipelinesActions = {
     },
     params: listParams,
     handler(ctx: Ctx<fleet.ListInput>) {
-      return fleet.listPipelines(this.env, ctx);
+      return fleet.listPipelines(this.use(ctx), ctx.params);
     },
   },
 
@@ -78,7 +48,7 @@ export const fleetActions: PipelinesActions = {
     },
     params: countParams,
     handler(ctx: Ctx<fleet.ListInput>) {
-      return fleet.countPipelines(this.env, ctx);
+      return fleet.countPipelines(this.use(ctx), ctx.params);
     },
   },
 
@@ -107,8 +77,8 @@ export const fleetActions: PipelinesActions = {
       id: ids,
       action: { type: "enum", values: ["start", "stop"] },
     },
-    handler(ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: ActionName }>) {
-      return fleet.queueActions(this.env, ctx);
+    handler(ctx: Ctx<actions.QueueInput>) {
+      return actions.queueActions(this.use(ctx), ctx.params);
     },
   },
 };

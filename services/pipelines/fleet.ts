@@ -1,20 +1,17 @@
 /**
- * Pipelines of all kinds (ops 54-56): the list and count of a plant's or a function's pipelines,
- * within the caller's scope, and the start and stop actions queued for their gateways.
+ * Pipelines of all kinds (ops 54-55): the list and count of a plant's or a function's pipelines,
+ * within the caller's scope. Their start and stop actions are in actions.ts.
  */
-import { requireWrite, scopeOf } from "../../lib/access";
-import { stageAudit } from "../../lib/audit";
+import { scopeOf } from "../../lib/access";
 import { config } from "../../lib/config";
-import { SharedCache } from "../../lib/cache";
 import { badRequest } from "../../lib/errors";
-import { isId, newId } from "../../lib/ids";
-import { pageOf } from "../../lib/paging";
-import { resolveFunction, resolvePlant } from "../config/contract";
-import type { Ctx, PipelinesEnv } from "./context";
-import { guarded, pipelineChange, scopeIds, visiblePipeline } from "./crud";
+import { isId } from "../../lib/ids";
+import { lastActions } from "./actions.repo";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import { listItemView, statusesFor, statusWhileQueued, type ActionName, type PipelineRow } from "./rules";
+import { scopeIds } from "./pipelines";
+import * as pipelinesRepo from "./pipelines.repo";
+import type { PipelinesPort } from "./port";
+import { listItemView, statusesFor } from "./rules";
 
 export interface ListInput {
   plant_id?: string;
@@ -24,7 +21,7 @@ export interface ListInput {
   offset?: number;
 }
 
-function filterOf(p: ListInput): repo.ListFilter | null {
+function filterOf(p: ListInput): pipelinesRepo.ListFilter | null {
   // An empty value (`?function_id=&plant_id=…`) is a filter not given.
   const plant_id = p.plant_id || null;
   const function_id = p.function_id || null;
@@ -34,68 +31,37 @@ function filterOf(p: ListInput): repo.ListFilter | null {
 }
 
 /** Op 54, with the names from config and the last actions of each pipeline. */
-export async function listPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
-  const filter = filterOf(ctx.params);
-  const rows = filter ? await repo.listPipelines(env.db, filter, scopeIds(scopeOf(ctx.meta.user))) : [];
-  const page = pageOf(ctx, rows, ctx.params);
-  const names = await namesOf(ctx, page);
-  const actions = await repo.lastActions(env.db, page.map((r) => r.pipeline_id));
+export async function listPipelines(port: PipelinesPort, params: ListInput) {
+  const filter = filterOf(params);
+  const rows = filter ? await pipelinesRepo.listPipelines(port.db, filter, scopeIds(scopeOf(port.user))) : [];
+  const page = port.page(rows, params);
+  const names = await namesOf(port, page);
+  const actions = await lastActions(port.db, page.map((r) => r.pipeline_id));
   const latest = config().latestGatewayFirmware;
   return page.map((r) => listItemView(r, names(r), actions.get(r.pipeline_id) ?? [], latest));
 }
 
-async function namesOf(ctx: Ctx, rows: PipelineRow[]) {
+async function namesOf(port: PipelinesPort, rows: pipelinesRepo.PipelineRow[]) {
   const plants = new Map<string, string | null>();
   const functions = new Map<string, string | null>();
   await Promise.all([
-    ...[...new Set(rows.map((r) => r.plant_id))].map(async (id) => plants.set(id, (await resolvePlant(ctx, id))?.plant_name ?? null)),
+    ...[...new Set(rows.map((r) => r.plant_id))].map(async (id) => plants.set(id, (await port.config.plant(id))?.plant_name ?? null)),
     ...[...new Set(rows.map((r) => r.function_id).filter((id): id is string => !!id))].map(async (id) =>
-      functions.set(id, (await resolveFunction(ctx, id))?.function_name ?? null),
+      functions.set(id, (await port.config.function(id))?.function_name ?? null),
     ),
   ]);
-  return (r: PipelineRow) => ({ plant_name: plants.get(r.plant_id) ?? null, function_name: r.function_id ? (functions.get(r.function_id) ?? null) : null });
+  return (r: pipelinesRepo.PipelineRow) => ({ plant_name: plants.get(r.plant_id) ?? null, function_name: r.function_id ? (functions.get(r.function_id) ?? null) : null });
 }
 
 /** Op 55 with the contract's status filter. */
-export async function countPipelines(env: PipelinesEnv, ctx: Ctx<ListInput>) {
-  const filter = filterOf(ctx.params);
-  let statuses: repo.ListFilter["statuses"];
-  if (ctx.params.status !== undefined) {
-    const s = statusesFor(ctx.params.status);
+export async function countPipelines(port: PipelinesPort, params: ListInput) {
+  const filter = filterOf(params);
+  let statuses: pipelinesRepo.ListFilter["statuses"];
+  if (params.status !== undefined) {
+    const s = statusesFor(params.status);
     if (!s) throw badRequest(MSG.invalidInput("status"), "status");
     statuses = s;
   }
   if (!filter) return 0;
-  return repo.countPipelines(env.db, { ...filter, statuses }, scopeIds(scopeOf(ctx.meta.user)));
-}
-
-/** Op 56: one action per named pipeline, all or none; the gateways pick them up from the ingestion API. */
-export async function queueActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id?: string | string[]; id?: string | string[]; action: ActionName }>) {
-  requireWrite(ctx.meta.user, "pipeline", MSG.unauthorizedOperation);
-  const raw = ctx.params.pipeline_id ?? ctx.params.id;
-  if (raw === undefined) throw badRequest(MSG.insufficientInputs);
-  const ids = [...new Set(Array.isArray(raw) ? raw : [raw])];
-  if (ids.length === 0) throw badRequest(MSG.insufficientInputs);
-  const pipelines = new Map<string, PipelineRow>();
-  for (const id of ids) {
-    const row = await visiblePipeline(env, ctx.meta.user, undefined, id, MSG.invalidGatewayId);
-    pipelines.set(row.pipeline_id.toLowerCase(), row);
-  }
-  return guarded(env, { status: 500, message: MSG.somethingWentWrong }, async () => {
-    const now = Date.now();
-    // Sorted: pipelines are locked in this order, so two requests naming the same ones cannot deadlock.
-    const keys = [...new Set(ids.map((id) => id.toLowerCase()))].sort();
-    const status = statusWhileQueued(ctx.params.action);
-    await env.db.transaction(async (tx) => {
-      for (const id of keys) await repo.queueAction(tx, id, newId(), ctx.params.action, status, now);
-      const changed = keys.flatMap((id) => {
-        const p = pipelines.get(id);
-        return p ? [pipelineChange(ctx.params.action, p, { status: [p.status, status] })] : [];
-      });
-      await stageAudit(env.streams, tx, ctx, changed);
-    });
-    // The status changed: `resolve`'s cached answers (alerting's no_data asks it) are stale.
-    await new SharedCache(ctx.broker).clean("pipelines.resolve:**");
-    return MSG.actionQueued;
-  });
+  return pipelinesRepo.countPipelines(port.db, { ...filter, statuses }, scopeIds(scopeOf(port.user)));
 }

@@ -1,102 +1,19 @@
 /**
  * A tag's history at any zoom and a monitor's readings as CSV (docs/api-tour.md, "Looking back"), served by the
- * raw readings' owner under the CM routes. The rules are in history.ts, the SQL in history.repo.ts.
+ * raw readings' owner under the CM routes. The domain is in readings.ts, the rules in history.ts, the SQL in history.repo.ts.
  */
-import { Readable } from "node:stream";
 import type { FieldDoc } from "../../lib/operations";
-import { DomainError } from "../../lib/errors";
-import { MINUTE_MS } from "../../lib/time";
 import { MAX_TEXT } from "../../lib/validation";
-import { visibleMonitor, type ResolvedMonitor } from "../config/contract";
-import type { Ctx, PipelinesActions, PipelinesThis } from "./context";
-import { csvHeader, csvRows } from "./history.csv";
-import {
-  bucketSize,
-  DEFAULT_POINTS,
-  freshFrom,
-  historyRange,
-  historyTiers,
-  MAX_EXPORT_DAYS,
-  MAX_HISTORY_DAYS,
-  MAX_POINTS,
-  pointsOf,
-  rawPoint,
-  type HistoryPoint,
-  type Part,
-  type RangeProblem,
-} from "./history";
-import { exportRows, historyParts, rawReadings } from "./history.repo";
+import { DEFAULT_POINTS, MAX_POINTS } from "./history";
 import { MSG } from "./messages";
+import type { Ctx, PipelinesActions } from "./pipelines.types";
+import * as readings from "./readings";
 
 const text = { type: "string", max: MAX_TEXT, optional: true } as const;
 
 const MONITOR_FIELD: FieldDoc = { description: "the monitor's id", example: "6f1d2c3b-4a5e-4f60-8a71-92b3c4d5e6f7" };
 const FROM_FIELD: FieldDoc = { description: "start of the range, ISO 8601 (inclusive)", example: "2026-11-01T00:00:00+05:30", required: true };
 const TO_FIELD: FieldDoc = { description: "end of the range, ISO 8601 (inclusive)", example: "2026-11-02T00:00:00+05:30", required: true };
-
-interface HistoryParams {
-  monitor_id: string;
-  tag?: string;
-  from?: string;
-  to?: string;
-  points?: number;
-}
-
-export interface HistoryAnswer {
-  monitor_id: string;
-  tag: string;
-  tag_unit: string;
-  bucket_ms: number;
-  points: HistoryPoint[];
-}
-
-/** The monitor in the caller's scope; unknown and out of scope answer alike. */
-async function monitorOf(ctx: Ctx<{ monitor_id: string }>): Promise<ResolvedMonitor> {
-  const monitor = await visibleMonitor(ctx, ctx.meta.user, ctx.params.monitor_id);
-  if (!monitor) throw new DomainError(400, MSG.invalidMonitorId, "monitor_id");
-  return monitor;
-}
-
-const RANGE_MESSAGES: Record<RangeProblem, (field: string) => string> = {
-  missing: () => MSG.insufficientDates,
-  unparsed: () => MSG.invalidDateFormat,
-  "from-after-to": (field) => MSG.invalidInput(field),
-  "too-long": (field) => MSG.invalidInput(field),
-};
-
-function rangeOf(params: { from?: string; to?: string }, maxDays: number) {
-  const r = historyRange(params.from, params.to, maxDays);
-  if ("problem" in r) throw new DomainError(400, RANGE_MESSAGES[r.problem](r.field), r.field);
-  return r;
-}
-
-const heldIn = (parts: Part[]): number => parts.reduce((n, p) => n + p.n, 0);
-
-async function history(self: PipelinesThis, ctx: Ctx<HistoryParams>): Promise<HistoryAnswer> {
-  const monitor = await monitorOf(ctx);
-  if (ctx.params.tag === undefined || ctx.params.tag === "") throw new DomainError(400, MSG.insufficientInputs, "tag");
-  const tag = monitor.tags.find((t) => t.tag_name === ctx.params.tag);
-  if (!tag) throw new DomainError(400, MSG.invalidTag, "tag");
-  const r = rangeOf(ctx.params, MAX_HISTORY_DAYS);
-  const points = ctx.params.points ?? DEFAULT_POINTS;
-  let bucket = bucketSize(r, points);
-  const answer = { monitor_id: monitor.monitor_id, tag: tag.tag_name, tag_unit: tag.tag_unit };
-  const fresh = freshFrom(Date.now());
-  let parts = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, bucket, fresh), bucket);
-  if (bucket < MINUTE_MS) {
-    // Buckets under a minute are read from raw readings only; where retention took them, the minute
-    // rollups still hold the range. A minute is a multiple of every smaller size: no more buckets.
-    const byMinute = await historyParts(self.db, monitor.monitor_id, tag.tag_id, historyTiers(r, MINUTE_MS, fresh), MINUTE_MS);
-    if (heldIn(byMinute) > heldIn(parts)) [bucket, parts] = [MINUTE_MS, byMinute];
-  }
-  const held = heldIn(parts);
-  if (held <= points) {
-    // Few enough to show each; where retention took raw readings the rollups still hold, buckets.
-    const raw = await rawReadings(self.db, monitor.monitor_id, tag.tag_id, r, points);
-    if (raw.length >= held) return { ...answer, bucket_ms: 0, points: raw.map((x) => rawPoint(x.ts, x.value)) };
-  }
-  return { ...answer, bucket_ms: bucket, points: pointsOf(parts, r) };
-}
 
 export const historyActions: PipelinesActions = {
   "readings.history": {
@@ -146,8 +63,8 @@ export const historyActions: PipelinesActions = {
       points: { type: "number", integer: true, min: 1, max: MAX_POINTS, convert: true, optional: true },
       $$messages: { unknown: MSG.excessInputs },
     },
-    handler(ctx: Ctx<HistoryParams>) {
-      return history(this, ctx);
+    handler(ctx: Ctx<readings.HistoryParams>) {
+      return readings.history(this.use(ctx), ctx.params);
     },
   },
 
@@ -173,19 +90,11 @@ export const historyActions: PipelinesActions = {
     },
     params: { monitor_id: { type: "string", max: MAX_TEXT }, from: text, to: text, $$messages: { unknown: MSG.excessInputs } },
     async handler(ctx: Ctx<{ monitor_id: string; from?: string; to?: string }>) {
-      const monitor = await monitorOf(ctx);
-      const r = rangeOf(ctx.params, MAX_EXPORT_DAYS);
-      const name = `${monitor.monitor_name.replace(/[^\w.-]+/g, "_")}_${new Date(r.from).toISOString().slice(0, 10)}.csv`;
+      const { name, csv } = await readings.exportCsv(this.use(ctx), ctx.params);
       const meta = ctx.meta as { $responseType?: string; $responseHeaders?: Record<string, string> };
       meta.$responseType = "text/csv; charset=utf-8";
       meta.$responseHeaders = { ...meta.$responseHeaders, "Content-Disposition": `attachment; filename="${name}"` };
-      const tags = monitor.tags.map((t) => ({ tag_id: t.tag_id, tag_name: t.tag_name }));
-      const db = this.db;
-      async function* csv(): AsyncGenerator<Buffer> {
-        yield Buffer.from(csvHeader(tags));
-        yield* csvRows(exportRows(db, monitor.monitor_id, r), tags);
-      }
-      return Readable.from(csv(), { objectMode: false });
+      return csv;
     },
   },
 };

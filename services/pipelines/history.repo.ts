@@ -17,7 +17,7 @@ const MS = `round(extract(epoch FROM ts) * 1000)::float8`;
  * The rollups' share of a batch (`u`: monitor m, tag g, epoch ms t, value v; the batch in $3, its
  * site in $2): its readings grouped per tag and minute, staged as one `rollup_pending` row of
  * arrays. A plain insert in the readings' statement: no rollup row is touched, so requests of one
- * gateway never wait on each other's row locks. Part of the readings' insert (repo.ts insertReadings).
+ * gateway never wait on each other's row locks. Part of the readings' insert (readings.repo.ts insertReadings).
  */
 export const STAGE_ROLLUPS = `INSERT INTO rollup_pending (batch_id, site_id, monitor_ids, tag_ids, starts, ns, sums, mins, maxes)
    SELECT $3, $2, array_agg(m), array_agg(g), array_agg(s), array_agg(n), array_agg(total), array_agg(lo), array_agg(hi)

@@ -18,9 +18,10 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { badRequest, conflict, DomainError } from "../../lib/errors";
-import type { Ctx, PipelinesEnv } from "./context";
+import type { Ctx } from "./pipelines.types";
+import type { PipelinesEnv, SystemPort } from "./port";
 import { MSG } from "./messages";
-import * as repo from "./repo";
+import * as keysRepo from "./idempotency.repo";
 import { DAY_MS } from "../../lib/time";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -67,10 +68,10 @@ export interface Replay {
  */
 export async function claimKey(tx: EntityManager, pipeline_id: string, request: KeyedRequest, answer: unknown): Promise<Replay | undefined> {
   const now = Date.now();
-  const claim = await repo.claimIdempotencyKey(tx, pipeline_id, request.key, request.fingerprint, JSON.stringify(answer), now, now - KEY_KEPT_MS);
+  const claim = await keysRepo.claimIdempotencyKey(tx, pipeline_id, request.key, request.fingerprint, JSON.stringify(answer), now, now - KEY_KEPT_MS);
   if (claim === "claimed") return undefined;
   if (claim === "busy") throw conflict(MSG.idempotencyInProgress);
-  const recorded = await repo.recordedIdempotencyKey(tx, pipeline_id, request.key);
+  const recorded = await keysRepo.recordedIdempotencyKey(tx, pipeline_id, request.key);
   // Purged between the two statements (a key at the edge of its 24 h): as good as in progress, the retry stores it.
   if (!recorded) throw conflict(MSG.idempotencyInProgress);
   if (!recorded.fingerprint.equals(request.fingerprint)) throw new DomainError(422, MSG.idempotencyKeyReused);
@@ -84,12 +85,12 @@ export async function claimKey(tx: EntityManager, pipeline_id: string, request: 
 export type Ingested<A> = { answer: A; replayed: false } | { answer: unknown; replayed: true };
 
 /** An ingestion's answer over HTTP or the bus: a replayed one carries the Idempotent-Replayed header. */
-export function answered<A>(ctx: Ctx, outcome: Ingested<A>): unknown {
-  if (outcome.replayed) ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, [REPLAYED_HEADER]: "true" };
+export function answered<A>(port: SystemPort, outcome: Ingested<A>): unknown {
+  if (outcome.replayed) port.setHeader(REPLAYED_HEADER, "true");
   return outcome.answer;
 }
 
 /** The periodic purge: keys older than KEY_KEPT_MS (a lookup ignores them already). */
 export async function purgeKeys(env: PipelinesEnv, now = Date.now()): Promise<number> {
-  return repo.deleteIdempotencyKeysBefore(env.db, now - KEY_KEPT_MS);
+  return keysRepo.deleteIdempotencyKeysBefore(env.db, now - KEY_KEPT_MS);
 }

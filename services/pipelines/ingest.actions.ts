@@ -5,12 +5,16 @@
  */
 import type { FieldDoc } from "../../lib/operations";
 import { EPOCH_MS } from "../../lib/validation";
-import type { Ctx, PipelinesActions } from "./context";
+import * as actions from "./actions";
+import { gatewayConfig } from "./gateway-config";
+import { heartbeat } from "./heartbeats";
+import { answered, IDEMPOTENCY_HEADER, keyedRequest, REPLAYED_HEADER } from "./idempotency";
 import * as ingest from "./ingest";
 import { MSG } from "./messages";
-import { answered, IDEMPOTENCY_HEADER, keyedRequest, REPLAYED_HEADER } from "./idempotency";
 import { EXAMPLE, INGEST_ID } from "./openapi";
-import { COMPONENTS, MAX_READINGS, MAX_SAMPLES, type Component } from "./rules";
+import type { Ctx, PipelinesActions } from "./pipelines.types";
+import { COMPONENTS, type Component } from "./pipelines.repo";
+import { MAX_READINGS, MAX_SAMPLES } from "./rules";
 import { idParams, text } from "./schemas";
 
 /** The header both sending routes take (docs/api-tour.md#retries-the-idempotency-key-header), documented where the routes are. */
@@ -65,8 +69,9 @@ export const ingestActions: PipelinesActions = {
       // In this order: a batch too large, then a malformed key (400), before the ingest key (401).
       ingest.checkBatchSize(ctx.params.readings);
       const keyed = keyedRequest(ctx, "readings");
-      const pipeline = await ingest.authenticate(this.env, ctx);
-      return answered(ctx, await ingest.ingestReadings(this.env, ctx, pipeline, ctx.params.readings, keyed));
+      const port = this.system(ctx);
+      const pipeline = await ingest.authenticate(port, ctx.params.pipeline_id);
+      return answered(port, await ingest.ingestReadings(port, ctx, pipeline, ctx.params.readings, keyed));
     },
   },
 
@@ -106,8 +111,9 @@ export const ingestActions: PipelinesActions = {
     },
     async handler(ctx: Ctx<ingest.WaveformInput>) {
       const keyed = keyedRequest(ctx, "waveforms");
-      const pipeline = await ingest.authenticate(this.env, ctx);
-      return answered(ctx, await ingest.ingestWaveform(this.env, ctx, pipeline, ctx.params, keyed));
+      const port = this.system(ctx);
+      const pipeline = await ingest.authenticate(port, ctx.params.pipeline_id);
+      return answered(port, await ingest.ingestWaveform(port, ctx, pipeline, ctx.params, keyed));
     },
   },
 
@@ -127,7 +133,7 @@ export const ingestActions: PipelinesActions = {
     },
     params: { ...idParams, component: { type: "enum", values: [...COMPONENTS] }, ts: EPOCH_MS },
     handler(ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {
-      return ingest.heartbeat(this.env, ctx);
+      return heartbeat(this.system(ctx), ctx.params);
     },
   },
 
@@ -141,7 +147,7 @@ export const ingestActions: PipelinesActions = {
     },
     params: idParams,
     handler(ctx: Ctx<{ pipeline_id: string }>) {
-      return ingest.gatewayConfig(this.env, ctx);
+      return gatewayConfig(this.system(ctx), ctx.params);
     },
   },
 
@@ -158,7 +164,7 @@ export const ingestActions: PipelinesActions = {
     },
     params: idParams,
     handler(ctx: Ctx<{ pipeline_id: string }>) {
-      return ingest.pendingActions(this.env, ctx);
+      return actions.pendingActions(this.system(ctx), ctx.params);
     },
   },
 
@@ -178,7 +184,7 @@ export const ingestActions: PipelinesActions = {
     },
     params: { ...idParams, action_id: text, status: { type: "enum", values: ["completed", "failed"] } },
     handler(ctx: Ctx<{ pipeline_id: string; action_id: string; status: "completed" | "failed" }>) {
-      return ingest.ackAction(this.env, ctx);
+      return actions.ackAction(this.system(ctx), ctx.params);
     },
   },
 };

@@ -6,22 +6,22 @@
  * transaction, and the message leaves through the outbox (mixins/stream.mixin.ts). With an
  * `Idempotency-Key`, the key and the answer are in that transaction too (idempotency.ts).
  */
-import { SharedCache } from "../../lib/cache";
-import { openSettings } from "../../lib/secrets";
-import { DomainError, badRequest, notFound, unauthorized } from "../../lib/errors";
+import { badRequest, unauthorized } from "../../lib/errors";
 import { config } from "../../lib/config";
 import { isId, newId } from "../../lib/ids";
 import type { Caller } from "../../lib/contract";
-import { countDomain } from "../../lib/metrics";
 import { DEFAULT_RETENTION_DAYS, resolveMonitors, resolveSite } from "../config/contract";
 import { received } from "./announcements";
-import type { Ctx, KeyedPipeline, PipelinesEnv } from "./context";
 import { claimKey, type Ingested, type KeyedRequest, type Replay } from "./idempotency";
 import { MSG } from "./messages";
-import * as repo from "./repo";
-import { actionView, checkReadings, type Rejection, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf, statusAfterAck, type Component } from "./rules";
+import { addEvents, findByKeyHash, findPipeline } from "./pipelines.repo";
+import type { KeyedPipeline, PipelinesEnv, SystemPort } from "./port";
+import { insertReadings } from "./readings.repo";
+import { registeredMonitors } from "./registrations.repo";
+import { checkReadings, type Rejection, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf } from "./rules";
 import { STREAMS, type Reading, type ReadingBatch, type WaveformMessage } from "./contract";
 import { DAY_MS, daysOf, isNoPartition } from "./storage";
+import { insertWaveform } from "./waveforms.repo";
 
 /** How many of a batch's readings `latest_event` shows. */
 const LATEST_EVENTS = 5;
@@ -35,7 +35,7 @@ export async function pipelineOfIngestKey(env: PipelinesEnv, key: string | undef
   if (!key || key.length > 200) return null;
   const hash = hashIngestKey(key);
   const pipeline = await env.keys.getOrLoad(hash.toString("hex"), async () => {
-    const row = await repo.findByKeyHash(env.db, hash);
+    const row = await findByKeyHash(env.db, hash);
     if (!row) return null;
     const until = row.ingest_key_hash.equals(hash) ? null : Number(row.previous_key_until ?? 0);
     return { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, until };
@@ -44,11 +44,22 @@ export async function pipelineOfIngestKey(env: PipelinesEnv, key: string | undef
   return pipeline && (pipeline.until === null || pipeline.until > now) ? pipeline : null;
 }
 
-/** The pipeline the bearer key opens, which must be the one in the path; 401 otherwise. */
-export async function authenticate(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>): Promise<KeyedPipeline> {
-  const pipeline = await pipelineOfIngestKey(env, ctx.meta.ingestKey);
-  if (!pipeline || pipeline.pipeline_id !== String(ctx.params.pipeline_id).toLowerCase()) throw unauthorized(MSG.invalidIngestKey);
+/** The pipeline the request's bearer key opens, which must be the one in the path; 401 otherwise. */
+export async function authenticate(port: SystemPort, pipeline_id: string): Promise<KeyedPipeline> {
+  const pipeline = await pipelineOfIngestKey(port, port.ingestKey);
+  if (!pipeline || pipeline.pipeline_id !== String(pipeline_id).toLowerCase()) throw unauthorized(MSG.invalidIngestKey);
   return pipeline;
+}
+
+/** What this replica cached of a pipeline (of every one, without an id) is stale: its keys, its mapping, the sites' retention. */
+export function forgetPipeline(env: PipelinesEnv, pipeline_id?: string): void {
+  if (!pipeline_id) {
+    env.mappings.clear();
+    env.retention.clear();
+    return;
+  }
+  env.mappings.forget(pipeline_id);
+  env.keys.forgetWhere((p: KeyedPipeline | null) => p?.pipeline_id === pipeline_id);
 }
 
 const fresh = <A>(answer: A): Ingested<A> => ({ answer, replayed: false });
@@ -57,9 +68,9 @@ const again = (replay: Replay): Ingested<never> => ({ answer: replay.answer, rep
 /** Which tags of which monitors this pipeline may send (cached briefly; cleared when the pipeline changes). */
 async function mappingFor(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<Map<string, Set<string>>> {
   return env.mappings.getOrLoad(pipeline_id, async () => {
-    const row = await repo.findPipeline(env.db, pipeline_id);
+    const row = await findPipeline(env.db, pipeline_id);
     if (!row) return new Map();
-    const monitors = await resolveMonitors(caller, [...(await repo.registeredMonitors(env.db, pipeline_id))]);
+    const monitors = await resolveMonitors(caller, [...(await registeredMonitors(env.db, pipeline_id))]);
     return mappingOf(row.tags, row.registration, [...monitors.values()]);
   });
 }
@@ -117,8 +128,8 @@ export async function ingestReadings(
     if (replay) return again(replay);
   }
   // Counted once the batch is durable: a write that failed is answered 500 and sent again whole.
-  countDomain(env.broker, "readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
-  countDomain(env.broker, "readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
+  env.count("readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
+  env.count("readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
   return fresh(answer);
 }
 
@@ -153,11 +164,11 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: 
       const replay = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed.request, keyed.answer));
       if (replay) return replay;
       for (const batch of batches) {
-        await repo.insertReadings(tx, batch, batch.readings, config().historyRollups);
+        await insertReadings(tx, batch, batch.readings, config().historyRollups);
         // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
         await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       }
-      if (readings.length > 0) await repo.addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
+      if (readings.length > 0) await addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
       return undefined;
     });
   let replay: Replay | undefined;
@@ -220,74 +231,13 @@ export async function ingestWaveform(
   const replay = await env.db.transaction(async (tx) => {
     const first = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed, answer));
     if (first) return first;
-    await repo.insertWaveform(tx, message, Date.now());
+    await insertWaveform(tx, message, Date.now());
     await env.streams.stage(tx, STREAMS.waveforms, message.waveform_id, message, message.pipeline_id);
-    await repo.addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
+    await addEvents(tx, pipeline.pipeline_id, 1, [{ monitor_id, tag: p.tag, axis: p.axis, ts: p.ts, samples: p.samples.length }]);
     return undefined;
   });
   if (replay) return again(replay);
   env.streams.flush();
   await received(env, pipeline.pipeline_id);
   return fresh(answer);
-}
-
-export async function heartbeat(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; component: Component; ts: number }>) {
-  const pipeline = await authenticate(env, ctx);
-  if (ctx.params.ts > Date.now() + FUTURE_SLACK_MS) throw badRequest(MSG.heartbeatInFuture);
-  await repo.recordHeartbeat(env.db, pipeline.pipeline_id, ctx.params.component, ctx.params.ts);
-  return MSG.heartbeatRecorded;
-}
-
-/**
- * A gateway's own configuration, by its key: settings, tags, registration and the monitors it
- * feeds with their tags (names, units) and asset attributes, so that it knows what to read and send.
- */
-export async function gatewayConfig(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>) {
-  const pipeline = await authenticate(env, ctx);
-  const row = await repo.findPipeline(env.db, pipeline.pipeline_id);
-  if (!row) throw unauthorized(MSG.invalidIngestKey);
-  const monitors = await resolveMonitors(ctx, await repo.registeredMonitors(env.db, row.pipeline_id));
-  return {
-    pipeline_id: row.pipeline_id,
-    pipeline_name: row.pipeline_name,
-    data_type: row.data_type,
-    data_source: row.data_source,
-    data_source_subtype: row.data_source_subtype,
-    status: row.status,
-    // The gateway connects to its source with them: its own key opens its secrets.
-    settings: openSettings(env.secretsKey, row.settings),
-    tags: row.tags,
-    registration: row.registration,
-    monitors: [...monitors.values()].map((m) => ({
-      monitor_id: m.monitor_id,
-      monitor_name: m.monitor_name,
-      monitor_type: m.monitor_type,
-      asset_attributes: m.asset_attributes ?? {},
-      tags: m.tags.map((t) => ({ tag_id: t.tag_id, tag_name: t.tag_name, tag_unit: t.tag_unit })),
-    })),
-  };
-}
-
-export async function pendingActions(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string }>) {
-  const pipeline = await authenticate(env, ctx);
-  return (await repo.pendingActions(env.db, pipeline.pipeline_id)).map(actionView);
-}
-
-/** The gateway's ack: the action completes (or fails) and the pipeline takes the status it leads to. */
-export async function ackAction(env: PipelinesEnv, ctx: Ctx<{ pipeline_id: string; action_id: string; status: "completed" | "failed" }>) {
-  const pipeline = await authenticate(env, ctx);
-  const { action_id, status } = ctx.params;
-  if (!isId(action_id)) throw notFound(MSG.invalidActionId(action_id));
-  const done = await env.db.transaction(async (tx) => {
-    const action = await repo.completeAction(tx, pipeline.pipeline_id, action_id, status, Date.now());
-    if (action) await repo.setStatus(tx, pipeline.pipeline_id, statusAfterAck(action.action, status));
-    return action;
-  });
-  if (!done) {
-    if (await repo.actionExists(env.db, pipeline.pipeline_id, action_id)) throw new DomainError(409, MSG.actionNotPending);
-    throw notFound(MSG.invalidActionId(action_id));
-  }
-  // The status changed (running, stopped or error): `resolve`'s cached answers (alerting's no_data asks it) are stale.
-  await new SharedCache(ctx.broker).clean("pipelines.resolve:**");
-  return MSG.actionAcknowledged;
 }

@@ -4,10 +4,11 @@
  */
 import type { Context } from "moleculer";
 import type { ParamsOf, ReplyOf } from "../../lib/contract";
-import type { PipelinesActions } from "./context";
+import { sweepOverdueActions } from "./actions";
 import type { PipelinesContract } from "./contract";
-import { sweepOverdueActions } from "./jobs";
-import * as repo from "./repo";
+import { plantActivity, resolvePipeline } from "./pipelines";
+import type { PipelinesActions } from "./pipelines.types";
+import { registrationOf } from "./registrations";
 import { text } from "./schemas";
 
 export const internalActions: PipelinesActions = {
@@ -17,7 +18,7 @@ export const internalActions: PipelinesActions = {
     readOnly: true,
     params: { plant_id: text },
     handler(ctx: Context<ParamsOf<PipelinesContract, "countForPlant">>): Promise<ReplyOf<PipelinesContract, "countForPlant">> {
-      return repo.plantActivity(this.db, ctx.params.plant_id.toLowerCase()).catch(() => ({ pipelines: 0, events: 0 }));
+      return plantActivity(this.system(ctx), ctx.params.plant_id);
     },
   },
 
@@ -28,7 +29,7 @@ export const internalActions: PipelinesActions = {
     cache: { keys: ["pipeline_id"], ttl: 30 },
     params: { pipeline_id: text },
     handler(ctx: Context<ParamsOf<PipelinesContract, "resolve">>): Promise<ReplyOf<PipelinesContract, "resolve">> {
-      return repo.resolvePipeline(this.db, ctx.params.pipeline_id);
+      return resolvePipeline(this.system(ctx), ctx.params.pipeline_id);
     },
   },
 
@@ -38,7 +39,7 @@ export const internalActions: PipelinesActions = {
     readOnly: true,
     params: { monitor_id: text },
     handler(ctx: Context<{ monitor_id: string }>) {
-      return repo.registrationOf(this.db, ctx.params.monitor_id).catch(() => null);
+      return registrationOf(this.system(ctx), ctx.params.monitor_id);
     },
   },
 
@@ -46,8 +47,8 @@ export const internalActions: PipelinesActions = {
   "actions.sweep": {
     visibility: "public",
     params: {},
-    handler() {
-      return sweepOverdueActions(this.env);
+    handler(ctx: Context) {
+      return sweepOverdueActions(this.system(ctx));
     },
   },
 };

@@ -1,25 +1,18 @@
 /**
  * The pipelines service's periodic work, safe with any number of replicas:
- * - the action timeout sweep (a status-guarded UPDATE: each overdue action fails once);
  * - partitions made ahead for the coming days;
  * - the daily retention run, claimed through lib/daily-job, so one replica runs it once a day;
  * - the history rollups' fold of staged batches (SKIP LOCKED: replicas fold different batches).
- * The service declares them as periodic jobs (mixins/periodic.mixin.ts).
+ * The service declares them as periodic jobs (mixins/periodic.mixin.ts), with the action timeout
+ * sweep (actions.ts).
  */
-import { config } from "../../lib/config";
-import type { JobCaller } from "../../mixins/periodic.mixin";
-import { DEFAULT_RETENTION_DAYS, resolveSite } from "../config/contract";
-import type { PipelinesEnv } from "./context";
+import { DEFAULT_RETENTION_DAYS } from "../config/contract";
 import { ROLLUPS_KEPT_DAYS } from "./history";
 import * as history from "./history.repo";
-import * as repo from "./repo";
+import * as readingsRepo from "./readings.repo";
+import type { PipelinesEnv, SystemPort } from "./port";
 import { DAY_MS, daysAround, retentionPlan } from "./storage";
-
-export async function sweepOverdueActions(env: PipelinesEnv): Promise<string[]> {
-  const failed = await repo.failOverdueActions(env.db, config().pipelineActionTimeoutMs, Date.now());
-  if (failed.length) env.logger.warn(`pipeline actions timed out; pipelines in error: ${failed.join(", ")}`);
-  return failed;
-}
+import * as waveformsRepo from "./waveforms.repo";
 
 export async function makePartitionsAhead(env: PipelinesEnv): Promise<void> {
   await env.partitions.refresh(env.db);
@@ -54,29 +47,29 @@ export const NO_RETENTION: RetentionReport = { dropped: [], deleted: 0 };
  * once a day on one replica. It runs outside the claim, so a DROP's lock on `readings` is held
  * only for itself.
  */
-export async function runRetention(env: PipelinesEnv, ctx: JobCaller, now: number): Promise<RetentionReport> {
-  const siteIds = await repo.retentionSiteIds(env.db);
+export async function runRetention(port: SystemPort, now: number): Promise<RetentionReport> {
+  const siteIds = await readingsRepo.retentionSiteIds(port.db);
   const sites = await Promise.all(
     siteIds.map(async (site_id) => {
       // Config unreachable fails the run (its claim is given back): guessing the default could
       // delete a longer-kept site's data. A site config no longer knows gets the default.
-      const site = await resolveSite(ctx, site_id);
+      const site = await port.config.site(site_id);
       return { site_id, retention_days: site?.retention_period ?? DEFAULT_RETENTION_DAYS };
     }),
   );
-  await env.partitions.refresh(env.db);
-  const plan = retentionPlan(now, env.partitions.all(), sites);
+  await port.partitions.refresh(port.db);
+  const plan = retentionPlan(now, port.partitions.all(), sites);
   for (const day of plan.drop) {
-    await repo.dropPartition(env.db, day);
-    env.partitions.forget(day);
+    await readingsRepo.dropPartition(port.db, day);
+    port.partitions.forget(day);
   }
   let deleted = 0;
-  for (const { site_id, before } of plan.deleteBefore) deleted += await repo.deleteReadingsBefore(env.db, site_id, before);
+  for (const { site_id, before } of plan.deleteBefore) deleted += await readingsRepo.deleteReadingsBefore(port.db, site_id, before);
   for (const { site_id, retention_days } of sites) {
-    await repo.deleteWaveformsBefore(env.db, site_id, now - retention_days * DAY_MS);
+    await waveformsRepo.deleteWaveformsBefore(port.db, site_id, now - retention_days * DAY_MS);
     // A tag's trend outlives its raw readings: the rollups stay for the longest history range at least.
-    await history.deleteRollupsBefore(env.db, site_id, now - Math.max(retention_days, ROLLUPS_KEPT_DAYS) * DAY_MS);
+    await history.deleteRollupsBefore(port.db, site_id, now - Math.max(retention_days, ROLLUPS_KEPT_DAYS) * DAY_MS);
   }
-  if (plan.drop.length || deleted) env.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
+  if (plan.drop.length || deleted) port.logger.info(`retention: dropped ${plan.drop.length} day partitions, deleted ${deleted} readings`);
   return { dropped: plan.drop, deleted };
 }

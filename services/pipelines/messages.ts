@@ -36,6 +36,8 @@ export const MSG = {
   /** What an edge pipeline's update, delete or fetch answers on a fault (the spec names none). */
   internalError: "Internal error",
   unauthorizedOperation: "Unauthorized operation",
+  // A call without a signed-in caller (the gateway's text; its routes always sign one in).
+  invalidCredentials: "Invalid credentials",
 
   // Actions (op 56)
   actionQueued: "Action is being queued",

@@ -4,7 +4,8 @@
  */
 import { arr, bool, int, measured, num, obj, ref, str, strings, type JsonSchema } from "../../lib/openapi-schema";
 import type { FieldDoc } from "../../lib/operations";
-import { COMPONENTS, PIPELINE_STATUSES } from "./rules";
+import { COMPONENTS } from "./pipelines.repo";
+import { PIPELINE_STATUSES } from "./rules";
 import { DATA_SOURCES, DATA_TYPES, EDGE_SUBTYPES } from "./schemas";
 
 const PIPELINE = "7b1e4c2a-5d3f-4e8a-9c6b-1f2a3b4c5d6e";

@@ -3,13 +3,13 @@
  * hot path asks here first and reaches the database only for a day it has not seen.
  */
 import type { DataSource } from "typeorm";
-import * as repo from "./repo";
+import * as readingsRepo from "./readings.repo";
 
 export class Partitions {
   private known = new Set<string>();
 
   async refresh(db: DataSource): Promise<void> {
-    this.known = new Set(await repo.partitionDays(db));
+    this.known = new Set(await readingsRepo.partitionDays(db));
   }
 
   has(day: string): boolean {
@@ -20,11 +20,11 @@ export class Partitions {
     return [...this.known].sort();
   }
 
-  /** Creates the missing partitions (replicas serialize in repo.createPartitions and skip what exists). */
+  /** Creates the missing partitions (replicas serialize in readingsRepo.createPartitions and skip what exists). */
   async ensure(db: DataSource, days: string[]): Promise<void> {
     const missing = days.filter((d) => !this.known.has(d));
     if (missing.length === 0) return;
-    await repo.createPartitions(db, missing);
+    await readingsRepo.createPartitions(db, missing);
     for (const day of missing) this.known.add(day);
   }
 

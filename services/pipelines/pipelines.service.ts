@@ -5,9 +5,10 @@
  * emits `pipelines.monitor.registered|unregistered` (their types: contract.ts).
  *
  * Each module of actions carries its operations' routes, params and docs beside the handlers;
- * the handlers call the domain (crud.ts, fleet.ts, ingest.ts, sql-connect.ts, history.ts), whose SQL
- * is in repo.ts and history.repo.ts. The raw readings' owner also answers their history, from
- * minute and hour rollups staged with the readings and folded every second.
+ * the handlers call the domain modules (pipelines.ts, fleet.ts, actions.ts, ingest.ts, readings.ts,
+ * ...) with a port (port.ts), and each resource's SQL is in its `.repo.ts`. The raw readings' owner
+ * also answers their history, from minute and hour rollups staged with the readings and folded
+ * every second.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { AUDIT_STREAM } from "../../lib/audit";
@@ -19,61 +20,60 @@ import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
 import { ANNOUNCE_EVERY_MS, announceToConfig } from "./announcements";
-import type { KeyedPipeline, PipelinesLocals, PipelinesMethods, PipelinesThis } from "./context";
-import { pipelinesEvents, type PipelinesChanged } from "./contract";
-import { historyActions } from "./history.actions";
-import { purgeKeys } from "./idempotency";
+import { sweepOverdueActions } from "./actions";
+import type { PipelinesChanged } from "./contract";
 import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
+import { historyActions } from "./history.actions";
+import { purgeKeys } from "./idempotency";
+import { forgetPipeline } from "./ingest";
 import { ingestActions } from "./ingest.actions";
 import { internalActions } from "./internal.actions";
-import { foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention, sweepOverdueActions } from "./jobs";
+import { keysActions } from "./keys.actions";
+import { foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention } from "./jobs";
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
+import type { PipelinesLocals, PipelinesMethods, PipelinesThis } from "./pipelines.types";
+import { brokerBound, systemPort, userPort } from "./port";
 import { sqlConnectActions } from "./sql-connect.actions";
 import { thirdPartyActions } from "./thirdparty.actions";
 
 const HOUR_MS = 3600 * 1000;
 
-/** Every replica forgets what it cached of pipelines, mappings and retention. */
-function forgetAll(ctx: Context): void {
-  void pipelinesEvents.broadcast(ctx, "pipelines.changed", {}, "pipelines");
-}
-
 /** Safe with any number of replicas (jobs.ts). */
 const jobs: PeriodicJobs<PipelinesThis> = {
   actionTimeoutSweep: {
     everyMs: () => Math.min(5000, Math.max(100, Math.floor(config().pipelineActionTimeoutMs / 4))),
-    run() {
-      return sweepOverdueActions(this.env);
+    run(caller) {
+      return sweepOverdueActions(this.system(caller));
     },
   },
   // A gateway's Idempotency-Key is kept 24 h: lookups ignore older ones, this drops them (any replica, any number of times).
   idempotencyKeys: {
     everyMs: HOUR_MS,
-    run() {
-      return purgeKeys(this.env);
+    run(caller) {
+      return purgeKeys(this.system(caller));
     },
   },
   // The history rollups: batches staged with their readings, folded into minutes and hours.
   rollups: {
     everyMs: ROLLUP_FOLD_MS,
-    run() {
-      return foldRollups(this.env);
+    run(caller) {
+      return foldRollups(this.system(caller));
     },
   },
   // Config's copy of where the pipelines are is made whole again, whatever event it missed (announcements.ts).
   announcePipelines: {
     everyMs: ANNOUNCE_EVERY_MS,
     run() {
-      return announceToConfig(this.env, true);
+      return announceToConfig(this.env, this.broker, true);
     },
   },
   partitionsAhead: {
     everyMs: HOUR_MS,
-    run() {
-      return makePartitionsAhead(this.env);
+    run(caller) {
+      return makePartitionsAhead(this.system(caller));
     },
   },
   retention: {
@@ -81,7 +81,7 @@ const jobs: PeriodicJobs<PipelinesThis> = {
     daily: true,
     idle: NO_RETENTION,
     run(caller, now) {
-      return runRetention(this.env, caller, now);
+      return runRetention(this.system(caller), now);
     },
   },
 };
@@ -95,6 +95,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
   actions: {
     ...thirdPartyActions, // third-party pipelines
     ...edgeActions, // edge-server pipelines (gateways)
+    ...keysActions, // an ingest key rotated
     ...fleetActions, // all kinds: list, count, start/stop
     ...sqlConnectActions, // a SQL gateway's source, introspected
     ...ingestActions, // the gateways' side: readings, waveforms, heartbeats, actions
@@ -106,30 +107,36 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     /** Broadcast to every replica when a pipeline changes: what they cached of it is stale. */
     "pipelines.changed": {
       handler(ctx: Context<PipelinesChanged>) {
-        const pipeline_id = ctx.params.pipeline_id;
-        if (!pipeline_id) {
-          this.env.mappings.clear();
-          this.env.retention.clear();
-          return;
-        }
-        this.env.mappings.forget(pipeline_id);
-        this.env.keys.forgetWhere((p: KeyedPipeline | null) => p?.pipeline_id === pipeline_id);
+        forgetPipeline(this.system(ctx), ctx.params.pipeline_id);
       },
     },
     /** A monitor's tags or a site's retention changed in config: every replica forgets its mappings. */
     "config.monitor.*": {
-      handler: forgetAll,
+      handler(ctx: Context) {
+        this.system(ctx).forget();
+      },
     },
     "config.site.*": {
-      handler: forgetAll,
+      handler(ctx: Context) {
+        this.system(ctx).forget();
+      },
+    },
+  },
+
+  methods: {
+    use(ctx) {
+      return userPort(this.env, ctx);
+    },
+    system(caller) {
+      return systemPort(this.env, this.broker, caller);
     },
     /** A config node joined: it is told every pipeline (announcements.ts). */
     "$services.changed"() {
-      return announceToConfig(this.env);
+      return announceToConfig(this.env, this.broker);
     },
     /** Events sent while this node was cut off are lost: every config node is told every pipeline again. */
     "$transporter.connected"() {
-      return announceToConfig(this.env, true);
+      return announceToConfig(this.env, this.broker, true);
     },
   },
 
@@ -144,10 +151,10 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
       retention: new LocalCache({ ttlMs: 60000 }),
       logger: this.logger,
       secretsKey: secretsKey(config()),
-      broker: this.broker,
+      ...brokerBound(this.broker),
     };
     await makePartitionsAhead(this.env);
-    await announceToConfig(this.env);
+    await announceToConfig(this.env, this.broker);
   },
 };
 

@@ -8,54 +8,11 @@ import { isId } from "../../lib/ids";
 import { maskSettings } from "../../lib/secrets";
 import type { ResolvedMonitor } from "../config/contract";
 import { PIPELINE_STATUSES, type PipelineStatus, type Reading } from "./contract";
+import type { ActionName, ActionRow } from "./actions.repo";
 import { MSG } from "./messages";
+import type { Component, PipelineRow } from "./pipelines.repo";
 
 export { PIPELINE_STATUSES, type PipelineStatus };
-export type ActionName = "start" | "stop";
-export type ActionStatus = "in_progress" | "completed" | "failed";
-export const COMPONENTS = ["log_parser", "producer", "gateway", "stasher"] as const;
-export type Component = (typeof COMPONENTS)[number];
-export type PipelineKind = "thirdparty" | "edge";
-
-/** A pipeline as stored (bigint columns arrive from pg as text). */
-export interface PipelineRow {
-  pipeline_id: string;
-  kind: PipelineKind;
-  pipeline_name: string;
-  site_id: string;
-  plant_id: string;
-  function_id: string | null;
-  data_type: string;
-  data_source: string;
-  data_source_subtype: string;
-  settings: Record<string, unknown>;
-  tags: Record<string, unknown>[];
-  registration: Record<string, unknown>[];
-  function_enabled_in_registration: boolean;
-  gateway_firmware: { current_version?: string; previous_version?: string };
-  firmware_update: number;
-  data_directory: string;
-  mac_address: string;
-  status: PipelineStatus;
-  ingest_key_hash: Buffer;
-  /** The key a rotation replaced, and until when (epoch ms) it still opens the pipeline. */
-  previous_key_hash: Buffer | null;
-  previous_key_until: string | number | null;
-  heart_beats: Partial<Record<Component, number>>;
-  total_events: string | number;
-  latest_event: unknown[];
-  created_at: string | number;
-}
-
-export interface ActionRow {
-  action_id: string;
-  pipeline_id: string;
-  action: ActionName;
-  status: ActionStatus;
-  issued_at: string | number;
-  completed_at: string | number | null;
-}
-
 // ---------------------------------------------------------------- statuses and actions
 
 /** Op 56: queuing an action moves the pipeline to the action's transitional status. */
@@ -256,14 +213,19 @@ export function firmwareView(p: PipelineRow, latest: string) {
   };
 }
 
+/** What names a pipeline and its source, first in the list item, `resolve`'s answer and the gateway's configuration. */
+export const identityView = (p: PipelineRow) => ({
+  pipeline_id: p.pipeline_id,
+  pipeline_name: p.pipeline_name,
+  data_type: p.data_type,
+  data_source: p.data_source,
+  data_source_subtype: p.data_source_subtype,
+});
+
 /** Op 54's list item. */
 export function listItemView(p: PipelineRow, names: Names, lastActions: ActionRow[], latestFirmware: string) {
   return {
-    pipeline_id: p.pipeline_id,
-    pipeline_name: p.pipeline_name,
-    data_type: p.data_type,
-    data_source: p.data_source,
-    data_source_subtype: p.data_source_subtype,
+    ...identityView(p),
     created_at: Number(p.created_at),
     status: p.status,
     gateway_firmware: firmwareView(p, latestFirmware),

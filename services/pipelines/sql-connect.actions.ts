@@ -4,8 +4,8 @@
  */
 import type { Context } from "moleculer";
 import { TOO_MANY_REQUESTS } from "../../lib/throttle";
-import type { PipelinesActions } from "./context";
 import { MSG } from "./messages";
+import type { PipelinesActions } from "./pipelines.types";
 import { optText } from "./schemas";
 import { sqlConnect, type SqlConnectInput } from "./sql-connect";
 

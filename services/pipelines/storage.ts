@@ -1,6 +1,6 @@
 /**
  * Raw readings on disk, the rules: daily partitions (UTC) of the `readings` table, which days a
- * batch touches, and the retention plan. Pure; their SQL is in repo.ts, the per-process
+ * batch touches, and the retention plan. Pure; their SQL is in readings.repo.ts, the per-process
  * knowledge of which partitions exist in partitions.ts.
  */
 import { DAY_MS } from "../../lib/time";

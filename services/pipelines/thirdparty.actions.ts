@@ -1,8 +1,8 @@
 /** Third-party pipelines: integrations that send through the ingestion API (create, delete, update, fetch). */
-import type { Ctx, PipelinesActions } from "./context";
-import * as crud from "./crud";
 import { MSG } from "./messages";
 import { EXAMPLE, PIPELINE_ID, THIRD_PARTY_FIELDS } from "./openapi";
+import * as pipelines from "./pipelines";
+import type { Ctx, PipelinesActions } from "./pipelines.types";
 import { idParams, text, thirdPartyCreateParams, thirdPartyUpdateParams } from "./schemas";
 
 const invalidId = MSG.invalidPipelineId("<pipeline_id>");
@@ -27,8 +27,8 @@ export const thirdPartyActions: PipelinesActions = {
       errors: [...placeErrors, [403, MSG.unauthorizedOperation], [500, MSG.pipelineCreateError]],
     },
     params: thirdPartyCreateParams,
-    handler(ctx: Ctx<crud.PipelineInput>) {
-      return crud.createPipeline(this.env, ctx, "thirdparty");
+    handler(ctx: Ctx<pipelines.PipelineInput>) {
+      return pipelines.createPipeline(this.use(ctx), ctx.params, "thirdparty");
     },
   },
 
@@ -45,7 +45,7 @@ export const thirdPartyActions: PipelinesActions = {
     },
     params: idParams,
     handler(ctx: Ctx<{ pipeline_id: string }>) {
-      return crud.removePipeline(this.env, ctx, "thirdparty");
+      return pipelines.removePipeline(this.use(ctx), ctx.params, "thirdparty");
     },
   },
 
@@ -61,8 +61,8 @@ export const thirdPartyActions: PipelinesActions = {
       errors: [[400, invalidId], ...placeErrors, [403, MSG.unauthorizedOperation], [500, MSG.pipelineUpdateError]],
     },
     params: thirdPartyUpdateParams,
-    handler(ctx: Ctx<crud.PipelineInput>) {
-      return crud.updatePipeline(this.env, ctx, "thirdparty");
+    handler(ctx: Ctx<pipelines.PipelineInput>) {
+      return pipelines.updatePipeline(this.use(ctx), ctx.params, "thirdparty");
     },
   },
 
@@ -86,7 +86,7 @@ export const thirdPartyActions: PipelinesActions = {
     },
     params: { ...idParams, mac_ids: [{ type: "array", max: 100, items: text, optional: true }, { ...text, optional: true }] },
     handler(ctx: Ctx<{ pipeline_id: string; mac_ids?: string | string[] }>) {
-      return crud.getPipeline(this.env, ctx, "thirdparty");
+      return pipelines.getPipeline(this.use(ctx), ctx.params, "thirdparty");
     },
   },
 };

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Client } from "pg";
 import PipelinesService from "../../services/pipelines/pipelines.service";
-import type { PipelinesThis } from "../../services/pipelines/context";
+import type { PipelinesThis } from "../../services/pipelines/pipelines.types";
 import { startTestNode, type HttpResult, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, err, eventually, hierarchy, type Hierarchy } from "./pipelines-fixtures";
 

@@ -1,6 +1,6 @@
 /** The Idempotency-Key header as the pipelines service reads it (docs/api-tour.md, "Retries"): which keys it takes, and the fingerprint. */
 import { DomainError } from "../../../lib/errors";
-import type { Ctx } from "../../../services/pipelines/context";
+import type { Ctx } from "../../../services/pipelines/pipelines.types";
 import { keyedRequest } from "../../../services/pipelines/idempotency";
 
 const PIPELINE = "6e2d3c4b-5f60-4b7c-9d8e-0f1a2b3c4d5e";
