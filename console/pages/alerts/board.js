@@ -65,6 +65,7 @@ function Filters({ filters, places }) {
   if (places === null) return html`<${OtherFilters} filters=${filters} places=${places} />`;
   const plant = filters.plant_id || plantOfFunction(places, filters.function_id)?.plant_id || "";
   const plants = plantsOf(places);
+  /** @type {(import("../../lib/types.js").PlantFunction & { plant_name?: string })[]} */
   const functions = plant ? (plants.find((p) => p.plant_id === plant)?.functions ?? []) : plants.flatMap((p) => p.functions.map((f) => ({ ...f, plant_name: p.plant_name })));
   const change = (key) => (event) => {
     const value = event.currentTarget.value;

@@ -1,0 +1,141 @@
+// @ts-check
+// The API's answers as the console reads them, declared once for every page (JSDoc only: this
+// module exports nothing at run time). Each shape holds the fields the console uses; the API's
+// reference (/docs) has them all.
+export {};
+
+// ------------------------------------------------------------------ places
+
+/**
+ * A site of `GET /_config/sites/_list`.
+ * @typedef {{ site_id: string, site_name: string, timezone: string }} Site
+ */
+
+/**
+ * A plant of `GET /_config/plants/_list`.
+ * @typedef {{ plant_id: string, plant_name: string, site_id: string }} Plant
+ */
+
+/**
+ * A plant with its site's name and time zone (the plant choice of Pipelines and Energy).
+ * @typedef {Plant & { site_name: string, timezone: string }} PlantOfSite
+ */
+
+/**
+ * A function of `GET /_config/functions/_list`.
+ * @typedef {{ function_id: string, function_name: string, plant_id: string }} PlantFunction
+ */
+
+/**
+ * The caller's sites with their plants and the plants' functions (the alert views' filters).
+ * @typedef {{ site_id: string, site_name: string, plants: PlacePlant[] }} PlaceSite
+ * @typedef {{ plant_id: string, plant_name: string, site_id: string, functions: PlantFunction[] }} PlacePlant
+ */
+
+/**
+ * The ids of a place; an empty text is "none chosen".
+ * @typedef {{ site_id?: string, plant_id?: string, function_id?: string, asset_id?: string }} PlaceIds
+ */
+
+/**
+ * A monitor tag's threshold levels (texts of numbers, in the tag's unit).
+ * @typedef {{ operational?: string, caution?: string, warning?: string }} Thresholds
+ */
+
+/**
+ * A tag of a monitor.
+ * @typedef {{ tag_id: string, tag_name: string, tag_desc: string, tag_unit: string, thresholds: Thresholds }} MonitorTag
+ */
+
+/**
+ * A monitor of `GET /_config/monitors/_list` with what `GET /_config/monitors/{id}` adds: its
+ * place, tags, specs and attributes.
+ * @typedef {object} Monitor
+ * @property {string} monitor_id
+ * @property {string} monitor_name
+ * @property {string} monitor_type
+ * @property {number | string} created_at
+ * @property {boolean} device_registered
+ * @property {string} function_id
+ * @property {string} function_name
+ * @property {string | null} asset_id
+ * @property {string | null} asset_name
+ * @property {string} plant_id
+ * @property {string} plant_name
+ * @property {string} site_id
+ * @property {string} site_name
+ * @property {string} timezone
+ * @property {MonitorTag[]} tags
+ * @property {Record<string, unknown>} specs
+ * @property {Record<string, unknown>} attributes
+ * @property {string | null} pipeline_id
+ */
+
+// ------------------------------------------------------------------ users
+
+/**
+ * A user of `GET /_config/users/_list`.
+ * @typedef {object} UserRow
+ * @property {string} username
+ * @property {string} mobile_number
+ * @property {string} country_code
+ * @property {string} user_type
+ * @property {string} site_id
+ * @property {string} plant_id
+ * @property {string | null} site_name
+ * @property {string | null} plant_name
+ * @property {string} created_at
+ * @property {string | null} last_login_time
+ * @property {string[]} modules
+ */
+
+// ------------------------------------------------------------------ alerts
+
+/**
+ * An alert of `GET /_alerting/alerts/_list` and `GET /_alerting/alerts/{id}`: times are ISO texts
+ * with the offset, `duration` in seconds.
+ * @typedef {object} Alert
+ * @property {string} _id
+ * @property {string} asset
+ * @property {number} duration
+ * @property {string} start_time
+ * @property {string | null} end_time
+ * @property {string} monitor
+ * @property {string} monitor_id
+ * @property {string} note
+ * @property {string} severity
+ * @property {string} state
+ * @property {Record<string, string>} tag
+ * @property {string} trigger_id
+ * @property {string} trigger_name
+ * @property {string} type_of_data
+ * @property {string} watcher_id
+ * @property {string} watcher_name
+ * @property {string} ack_state
+ * @property {string | null} acked_by
+ * @property {string | null} acked_at
+ * @property {string | null} shelved_until
+ * @property {string | null} assignee
+ * @property {boolean} suppressed
+ * @property {string} reason
+ */
+
+// ------------------------------------------------------------------ history
+
+/**
+ * A bucket of a history answer: its time (epoch ms), mean, min and max.
+ * @typedef {{ timestamp: number, value: number, min: number, max: number }} HistoryPoint
+ */
+
+/**
+ * A tag's history (docs/api-tour.md, "Looking back"), one bucket per point.
+ * @typedef {{ points: HistoryPoint[] }} History
+ */
+
+// ------------------------------------------------------------------ the page's own
+
+/**
+ * An event of a form control (input, change, submit), its element as `currentTarget`.
+ * @template {EventTarget} T
+ * @typedef {Event & { currentTarget: T }} ControlEvent
+ */
