@@ -12,11 +12,7 @@ import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
 
 /** @typedef {import("./lib/api.js").User} User */
-/**
- * A section of an area's page, a module of its own: `#/<area>/<route>`, its tab's name, the
- * module and the export that draws it.
- * @typedef {{ route: string, name: string, load: () => Promise<Record<string, unknown>>, part: string }} Section
- */
+/** @typedef {import("./lib/types.js").Section} Section */
 /**
  * An area of the console: `#/<route>/…`, its link, who sees it, its module, the export that draws
  * each second part, its sections.

@@ -7,8 +7,16 @@ export {};
 // ------------------------------------------------------------------ places
 
 /**
- * A site of `GET /_config/sites/_list`.
- * @typedef {{ site_id: string, site_name: string, timezone: string }} Site
+ * A site of `GET /_config/sites/_list`; `retention_period` in days, coordinates as texts ("" for none).
+ * @typedef {object} Site
+ * @property {string} site_id
+ * @property {string} site_name
+ * @property {string} location
+ * @property {string} latitude
+ * @property {string} longitude
+ * @property {string} timezone
+ * @property {number} retention_period
+ * @property {{ current_version: string, previous_version: string, latest_version?: string }} edge_firmware
  */
 
 /**
@@ -89,7 +97,41 @@ export {};
  * @property {string[]} modules
  */
 
+/**
+ * An asset of `GET /_config/assets/_list`.
+ * @typedef {object} Asset
+ * @property {string} asset_id
+ * @property {string} asset_name
+ * @property {"Yes" | "No"} is_critical
+ * @property {string} asset_category
+ * @property {string} function_name
+ * @property {string} plant_name
+ * @property {string} site_name
+ * @property {number} monitor_count
+ */
+
+/**
+ * An asset's condition of `GET /_cm/assets/_list`: `asset_status` "" while no event is open,
+ * the event's fields "" likewise.
+ * @typedef {object} AssetHealth
+ * @property {string} asset_id
+ * @property {string} asset_name
+ * @property {string} asset_status
+ * @property {string[]} asset_faults
+ * @property {string} event_id
+ * @property {string | number} event_start
+ * @property {string} event_severity
+ * @property {string} event_status
+ * @property {string} event_label
+ * @property {string} event_assignee
+ */
+
 // ------------------------------------------------------------------ alerts
+
+/**
+ * Active alerts by severity (`GET /_alerting/alerts/_count`).
+ * @typedef {{ high: number, medium: number, low: number }} SeverityCounts
+ */
 
 /**
  * An alert of `GET /_alerting/alerts/_list` and `GET /_alerting/alerts/{id}`: times are ISO texts
@@ -133,6 +175,18 @@ export {};
  */
 
 // ------------------------------------------------------------------ the page's own
+
+/**
+ * A section of an area's page, a module of its own: `#/<area>/<route>`, its tab's name, the
+ * module and the export that draws it.
+ * @typedef {{ route: string, name: string, load: () => Promise<Record<string, unknown>>, part: string }} Section
+ */
+
+/**
+ * What app.js gives the view of a route: the record id of a `:<name>` page, the signed-in user,
+ * the hash route, the area's sections.
+ * @typedef {{ id?: string, user: import("./api.js").User, route: import("./ui.js").Route, sections?: Section[] }} PageProps
+ */
 
 /**
  * An event of a form control (input, change, submit), its element as `currentTarget`.
