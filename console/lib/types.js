@@ -111,6 +111,38 @@ export {};
  */
 
 /**
+ * The attributes of an asset the spec names, each optional: `rotating_speed` in rpm, `kw` in kW.
+ * @typedef {{ machine_type?: string, rotating_speed?: number, manufacturer?: string, machine_model?: string, serial_no?: string, phases?: string, kw?: number, frequency?: number, volts?: number, amp?: number }} AssetAttributes
+ */
+
+/**
+ * An asset of `GET /_config/assets/{id}`: the list's fields, its attributes and its place's ids.
+ * @typedef {Asset & { attributes: AssetAttributes, function_id: string, plant_id: string, site_id: string }} AssetDetail
+ */
+
+/**
+ * A monitor as the asset page shows it: from the configuration (tags with units and thresholds),
+ * or, for a user without the Configuration module, the names the latest values carry.
+ * @typedef {{ monitor_id: string, monitor_name: string, monitor_type: string, tags: AssetTag[], gateway?: unknown }} AssetMonitor
+ * @typedef {{ tag_id?: string, tag_name: string, tag_desc?: string, tag_unit: string, thresholds: Thresholds }} AssetTag
+ */
+
+/**
+ * A tag's latest value and its colour (green, yellow, orange, red; grey without limits).
+ * @typedef {{ value: number | null, color: string }} TagValue
+ */
+
+/**
+ * A monitor's latest values of `GET /_cm/monitors/_list` (op 72): each tag name holds a TagValue.
+ * @typedef {{ monitor_id: string, monitor_name: string, timestamp: number | null, [tag: string]: unknown }} MonitorLatest
+ */
+
+/**
+ * A monitor's fault summary of `GET /_cm/fft/_summary`: one line per fault.
+ * @typedef {{ monitor_name: string, summary: string, Timestamp: string }} FaultSummary
+ */
+
+/**
  * An asset's condition of `GET /_cm/assets/_list`: `asset_status` "" while no event is open,
  * the event's fields "" likewise.
  * @typedef {object} AssetHealth
