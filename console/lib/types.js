@@ -206,6 +206,43 @@ export {};
  * @typedef {{ points: HistoryPoint[] }} History
  */
 
+// ------------------------------------------------------------------ notebooks
+
+/**
+ * A notebook of `GET /_notebooks/notebooks/_all`: times epoch ms, `last_run` an ISO time, the
+ * schedule's `until` and `time` in UTC (`YYYY-MM-DD HH:MM`, `HH:MM`), `period` a weekday or none (daily).
+ * @typedef {object} Notebook
+ * @property {string} notebook_id
+ * @property {string} notebook_name
+ * @property {string} status
+ * @property {{ period: string | null, time: string | null, until: string | null }} schedule
+ * @property {number} no_of_runs
+ * @property {string | null} last_run
+ * @property {number} created_at
+ * @property {string} created_by
+ * @property {number} updated_at
+ * @property {string} updated_by
+ * @property {{ path: string, executed_path: string | null, last_run_status: string | null, last_run_error: string | null }} attributes
+ */
+
+/**
+ * A notebook's content (`GET /_notebooks/notebooks/{id}/_content`), in Jupyter's format.
+ * @typedef {{ cells?: NotebookCell[] }} NotebookContent
+ * @typedef {{ cell_type: string, source: string | string[], execution_count?: number | null, outputs?: CellOutput[] }} NotebookCell
+ */
+
+/**
+ * An output of an executed cell (Jupyter's format): a stream's text, an error, or data by MIME type.
+ * @typedef {object} CellOutput
+ * @property {string} output_type
+ * @property {string} [name]
+ * @property {string | string[]} [text]
+ * @property {string} [ename]
+ * @property {string} [evalue]
+ * @property {string[]} [traceback]
+ * @property {Record<string, string | string[]>} [data]
+ */
+
 // ------------------------------------------------------------------ the page's own
 
 /**
