@@ -202,8 +202,9 @@ export {};
  */
 
 /**
- * A tag's history (docs/api-tour.md, "Looking back"), one bucket per point.
- * @typedef {{ points: HistoryPoint[] }} History
+ * A tag's history (docs/api-tour.md, "Looking back"), one bucket per point; `bucket_ms` none
+ * (or 0) for raw readings.
+ * @typedef {{ points: HistoryPoint[], bucket_ms?: number | null }} History
  */
 
 // ------------------------------------------------------------------ notebooks
