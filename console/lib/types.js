@@ -194,6 +194,78 @@ export {};
  * @property {string} reason
  */
 
+/**
+ * An entry of an alert's history, oldest first: when (epoch ms or an ISO time), who (none: the system), the
+ * action's word, its detail.
+ * @typedef {{ at: string | number, by: string | null, action: string, detail: string | null }} AlertHistoryEntry
+ */
+
+/**
+ * One alert as `GET /_alerting/alerts/{id}` answers it: the list's fields and its history.
+ * @typedef {Alert & { history: AlertHistoryEntry[] }} AlertDetail
+ */
+
+// ------------------------------------------------------------------ watchers
+
+/**
+ * Whom a trigger notifies and by which media.
+ * @typedef {{ email: boolean, sms: boolean, whatsapp: boolean, users: string[] }} NotifyTo
+ */
+
+/**
+ * A trigger's condition: a tag of a monitor compared with a threshold (a number as text).
+ * @typedef {{ comparison: string, monitor_id: string, tag_id: string, threshold: string | number }} Condition
+ */
+
+/**
+ * An escalation tier: whom to tell, and by which media, once the alert is still unacknowledged `after` its opening.
+ * @typedef {{ after: string, users: string[], email?: boolean, sms?: boolean, whatsapp?: boolean }} EscalationTier
+ */
+
+/**
+ * A trigger of a watcher: durations are texts such as `5m`; the alarm-management fields are
+ * absent when not set (docs/api-tour.md, "Alarm management").
+ * @typedef {object} Trigger
+ * @property {string} id
+ * @property {string} name
+ * @property {string} minimum_duration
+ * @property {Condition[]} [condition]
+ * @property {NotifyTo} notifyTo
+ * @property {number} severity
+ * @property {string} trigger_relation
+ * @property {string} [deadband]
+ * @property {string} [clear_delay]
+ * @property {string} [no_data]
+ * @property {string} [renotify_every]
+ * @property {EscalationTier[]} [escalation]
+ */
+
+/**
+ * A watcher of `GET /_alerting/watchers/_list` and `GET /_alerting/watchers/{id}` (times epoch
+ * ms); the fetch adds its maintenance windows.
+ * @typedef {object} Watcher
+ * @property {string} watcher_id
+ * @property {string} watcher_name
+ * @property {string | null} function_id
+ * @property {string} plant_id
+ * @property {string} site_id
+ * @property {string} gateway_id
+ * @property {string} gateway_name
+ * @property {number} is_enabled
+ * @property {number} is_hidden
+ * @property {number} created_at_time
+ * @property {number} last_update_time
+ * @property {number | null} latest_alert_date
+ * @property {number} total_alerts
+ * @property {Trigger[]} triggers
+ * @property {Suppression[]} [suppressions]
+ */
+
+/**
+ * A maintenance window of a watcher: ISO times.
+ * @typedef {{ id: string, from: string, to: string, reason: string, created_by: string | null }} Suppression
+ */
+
 // ------------------------------------------------------------------ history
 
 /**
@@ -204,7 +276,7 @@ export {};
 /**
  * A tag's history (docs/api-tour.md, "Looking back"), one bucket per point; `bucket_ms` none
  * (or 0) for raw readings.
- * @typedef {{ points: HistoryPoint[], bucket_ms?: number | null }} History
+ * @typedef {{ points: HistoryPoint[], bucket_ms?: number | null, tag_unit?: string }} History
  */
 
 // ------------------------------------------------------------------ notebooks
