@@ -205,6 +205,37 @@ export {};
  * @typedef {Alert & { history: AlertHistoryEntry[] }} AlertDetail
  */
 
+/**
+ * The alarm system's performance of `GET /_alerting/alerts/_kpi` (docs/api-tour.md, "Alarm
+ * management"): ISO range, percentages, durations in seconds.
+ * @typedef {object} Kpi
+ * @property {string} from
+ * @property {string} to
+ * @property {number} alerts
+ * @property {number} per_10min_avg
+ * @property {number} per_10min_peak
+ * @property {number} flood_percent
+ * @property {{ high: number, medium: number, low: number }} priority_distribution
+ * @property {KpiTrigger[]} top_triggers
+ * @property {KpiChattering[]} chattering
+ * @property {KpiStale[]} stale
+ * @property {number | null} mean_time_to_ack_s
+ * @property {number | null} mean_time_to_close_s
+ * @property {number} unacknowledged_active
+ */
+/**
+ * A bad actor: a trigger with the alerts it opened and their share.
+ * @typedef {{ trigger_id: string, trigger_name: string, watcher_id: string, count: number, percent: number }} KpiTrigger
+ */
+/**
+ * A chattering trigger: its alerts opened within 60 s of each other.
+ * @typedef {{ trigger_id: string, trigger_name: string, count: number }} KpiChattering
+ */
+/**
+ * A stale alert: active for more than 24 h.
+ * @typedef {{ alert_id: string, trigger_name: string, active_hours: number }} KpiStale
+ */
+
 // ------------------------------------------------------------------ watchers
 
 /**
