@@ -77,7 +77,46 @@ export {};
  * @property {Record<string, unknown>} specs
  * @property {Record<string, unknown>} attributes
  * @property {string | null} pipeline_id
+ * @property {MonitorGateway | null} [gateway]
  */
+
+/**
+ * The pipeline a monitor is registered to (`GET /_config/monitors/{id}`); empty while unregistered.
+ * @typedef {{ pipeline_id?: string, data_source?: string, data_source_subtype?: string, slave_id?: number | string | null }} MonitorGateway
+ */
+
+// ------------------------------------------------------------------ pipelines
+
+/**
+ * An action asked of a pipeline's gateway (times epoch ms).
+ * @typedef {{ action_id: string, action: string, status: string, issued_at: number, completed_at: number | null }} PipelineAction
+ */
+
+/**
+ * A reading (or waveform) a pipeline received, as its list shows the last few: `ts` epoch ms,
+ * `value` in the tag's unit, `samples` a waveform's length.
+ * @typedef {{ ts?: number, monitor_id?: string, tag_id?: string, tag?: string, value?: number, samples?: number }} PipelineEvent
+ */
+
+/**
+ * A pipeline of `GET /_config/pipelines/_list`: heartbeats epoch ms by component (null: never).
+ * @typedef {object} Pipeline
+ * @property {string} pipeline_id
+ * @property {string} pipeline_name
+ * @property {string | null} function_id
+ * @property {string} plant_id
+ * @property {string} site_id
+ * @property {string} data_type
+ * @property {string} data_source
+ * @property {string} data_source_subtype
+ * @property {string} status
+ * @property {number} created_at
+ * @property {string} plant_name
+ * @property {string | null} function_name
+ * @property {number} total_events
+ * @property {PipelineEvent[]} latest_event
+ * @property {Record<string, number | null>} heart_beats
+ * @property {PipelineAction[]} last_actions
 
 // ------------------------------------------------------------------ users
 

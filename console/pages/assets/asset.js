@@ -30,7 +30,7 @@ async function loadMonitors(assetId) {
   try {
     /** @type {import("../../lib/types.js").Monitor[]} */
     const list = await get("/_config/monitors/_list", { asset_id: assetId });
-    /** @type {(import("../../lib/types.js").Monitor & { gateway?: unknown })[]} */
+    /** @type {import("../../lib/types.js").Monitor[]} */
     const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
     return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway }));
   } catch (e) {
