@@ -25,6 +25,11 @@ export {};
  */
 
 /**
+ * A plant as its list shows it in Settings: its site's name and how many functions and pipelines it has.
+ * @typedef {Plant & { site_name: string, function_count: number, pipeline_count: number }} PlantRow
+ */
+
+/**
  * A plant with its site's name and time zone (the plant choice of Pipelines and Energy).
  * @typedef {Plant & { site_name: string, timezone: string }} PlantOfSite
  */
@@ -32,6 +37,11 @@ export {};
 /**
  * A function of `GET /_config/functions/_list`.
  * @typedef {{ function_id: string, function_name: string, plant_id: string }} PlantFunction
+ */
+
+/**
+ * A function as its list shows it in Settings: its plant's and site's names, how many monitors it has.
+ * @typedef {PlantFunction & { plant_name: string, site_name: string, monitor_count: number }} FunctionRow
  */
 
 /**
