@@ -207,6 +207,18 @@ export {};
  * @property {string} event_assignee
  */
 
+/**
+ * A bin of a spectrum (`GET /_cm/fft/_spectrum`): its frequency in Hz, its amplitude in the tag's
+ * unit, and whether the service flagged it a peak.
+ * @typedef {{ freq: number, tag_value: number, peak?: boolean }} SpectrumBin
+ */
+
+/**
+ * A refined peak of `GET /_cm/fft/_peaks`: frequency in Hz, amplitude, and the running speed
+ * (Hz) the orders are of.
+ * @typedef {{ freq: number, tag_value: number, fundamental_freq?: number }} SpectrumPeak
+ */
+
 // ------------------------------------------------------------------ alerts
 
 /**
