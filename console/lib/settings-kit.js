@@ -26,7 +26,7 @@ import { ErrorNote, Field, Loading, Table, html, useGet } from "./ui.js";
  * What a section's `renderEditor` is given: the row to edit (null: create), the kind of create
  * button pressed, and what to call once saved (with the text to show) or cancelled.
  * @template Row
- * @typedef {{ row: Row | null, kind: string | undefined, onDone: (answer: string) => void, onCancel: () => void }} Editor
+ * @typedef {{ row: Row | null, kind: string | undefined, onDone: (answer: Children) => void, onCancel: () => void }} Editor
  */
 
 /**
@@ -369,7 +369,7 @@ export function CrudSection({
 }) {
   const [editing, setEditing] = useState(/** @type {{ row: Row | null, kind: string | undefined, seq: number } | null} */ (null));
   const [confirming, setConfirming] = useState(/** @type {string | null} */ (null));
-  const [notice, setNotice] = useState(/** @type {string | null} */ (null));
+  const [notice, setNotice] = useState(/** @type {Children} */ (null));
   const [failure, setFailure] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
   const top = useRef(/** @type {HTMLDivElement | null} */ (null));
@@ -384,7 +384,7 @@ export function CrudSection({
     setConfirming(null);
     requestAnimationFrame(() => top.current?.scrollIntoView({ block: "nearest" }));
   };
-  /** @param {string} answer */
+  /** @param {Children} answer */
   const done = (answer) => {
     setEditing(null);
     setNotice(answer);

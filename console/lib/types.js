@@ -127,6 +127,14 @@ export {};
  * @property {PipelineEvent[]} latest_event
  * @property {Record<string, number | null>} heart_beats
  * @property {PipelineAction[]} last_actions
+ */
+
+/**
+ * A pipeline as its fetch answers it (`GET /_config/pipelines/edge-server/{id}` or
+ * `…/thirdparty/{id}`): besides the list's fields, its settings, tags and slave registration,
+ * whose keys depend on the subtype (JSON the console shows or sends back as it is).
+ * @typedef {Pipeline & { settings: Record<string, unknown>, tags: Record<string, unknown>[], registration: unknown[] }} PipelineDetail
+ */
 
 // ------------------------------------------------------------------ users
 
