@@ -379,6 +379,34 @@ export {};
  * @typedef {{ points: HistoryPoint[], bucket_ms?: number | null, tag_unit?: string }} History
  */
 
+// ------------------------------------------------------------------ energy
+
+/**
+ * An energy meter's figures over a range (`GET /_ems/monitor/_all`, op 76): consumption in MWh,
+ * its share (%) of its function's, and the means of power, voltage and current.
+ * @typedef {object} EnergyMeter
+ * @property {string} monitor_id
+ * @property {string} monitor_name
+ * @property {string} function_id
+ * @property {string} function_name
+ * @property {number} total_consumption
+ * @property {number} percent_of_total
+ * @property {number} total_energy
+ * @property {string} energy_unit
+ * @property {number} Power
+ * @property {string} power_unit
+ * @property {number} Voltage
+ * @property {string} voltage_unit
+ * @property {number} Current
+ * @property {string} current_unit
+ */
+
+/**
+ * A bucket of a meter's trend (`GET /_ems/monitor/_trend/{id}`, op 77): its start (ISO, the
+ * site's offset), its value in `unit` (null without readings).
+ * @typedef {{ Date: string, Energy: number | null, unit: string }} EnergyPoint
+ */
+
 // ------------------------------------------------------------------ notebooks
 
 /**
