@@ -12,11 +12,7 @@ import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
 
 /** @typedef {import("./lib/api.js").User} User */
-/**
- * A section of an area's page, a module of its own: `#/<area>/<route>`, its tab's name, the
- * module and the export that draws it.
- * @typedef {{ route: string, name: string, load: () => Promise<Record<string, unknown>>, part: string }} Section
- */
+/** @typedef {import("./lib/types.js").Section} Section */
 /**
  * An area of the console: `#/<route>/…`, its link, who sees it, its module, the export that draws
  * each second part, its sections.
@@ -94,9 +90,14 @@ function pageOf(area, sub = "") {
   return { part: area.pages[""], id: undefined };
 }
 
+/** @typedef {import("./lib/ui.js").Route} Route */
+/** @template {EventTarget} T @typedef {import("./lib/types.js").ControlEvent<T>} ControlEvent */
+
+/** @param {{ onSignedIn: (user: User) => void, expired: boolean }} props */
 function SignIn({ onSignedIn, expired }) {
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
+  /** @param {ControlEvent<HTMLFormElement>} event */
   const submit = async (event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -124,6 +125,7 @@ function SignIn({ onSignedIn, expired }) {
   </main>`;
 }
 
+/** @param {{ user: User, current: string, onSignOut: () => void }} props */
 function Nav({ user, current, onSignOut }) {
   return html`<header class="top">
     <a class="brand" href="#/overview">IMS</a>
@@ -143,7 +145,9 @@ function Nav({ user, current, onSignOut }) {
 }
 
 /** The module of the route's view and its stylesheet (pages/<route>/<route>.css), loaded once. */
+/** @type {Map<string, Record<string, unknown>>} */
 const loaded = new Map();
+/** @param {string} route */
 function loadStyles(route) {
   if (document.querySelector(`link[data-view="${route}"]`)) return;
   const link = document.createElement("link");
@@ -152,12 +156,13 @@ function loadStyles(route) {
   link.dataset.view = route;
   document.head.append(link);
 }
+/** @param {Area} view */
 function useView(view) {
   const [mod, setMod] = useState(() => loaded.get(view.route) ?? null);
   const [error, setError] = useState(/** @type {unknown} */ (null));
   useEffect(() => {
     if (loaded.has(view.route)) {
-      setMod(loaded.get(view.route));
+      setMod(/** @type {Record<string, unknown>} */ (loaded.get(view.route)));
       return;
     }
     setMod(null);
@@ -173,6 +178,7 @@ function useView(view) {
   return { mod, error };
 }
 
+/** @param {{ user: User, route: Route }} props */
 function Main({ user, route }) {
   const allowed = ROUTES.filter((v) => v.shows(user));
   const view = allowed.find((v) => v.route === route.parts[0]) ?? allowed[0];
@@ -222,7 +228,7 @@ function App() {
   if (user === null || expired) {
     return html`<${SignIn}
       expired=${expired}
-      onSignedIn=${(u) => {
+      onSignedIn=${(/** @type {User} */ u) => {
         const sameUser = user && u.username === user.username;
         setUser(u);
         setExpired(false);

@@ -6,15 +6,28 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, get } from "./api.js";
 import { Status, html, href, time } from "./ui.js";
 
-/** The alert fields' severity word ("High") as the Severity component's level ("high"). */
-export const sevKey = (alert) => String(alert?.severity ?? "").toLowerCase();
+/** @typedef {import("./api.js").User} User */
+/** @typedef {import("./types.js").Alert} Alert */
+/** @typedef {import("./types.js").Site} Site */
+/** @typedef {import("./types.js").Plant} Plant */
+/** @typedef {import("./types.js").PlantFunction} PlantFunction */
+/** @typedef {import("./types.js").PlaceSite} PlaceSite */
+/** @typedef {import("./types.js").PlaceIds} PlaceIds */
+/**
+ * One place key of the alert list: exactly one of function_id, plant_id, site_id.
+ * @typedef {{ function_id: string } | { plant_id: string } | { site_id: string }} PlaceKey
+ */
 
-export const alertHref = (id) => href("alerts", id);
+/** The alert fields' severity word ("High") as the Severity component's level ("high"). */
+export const sevKey = (/** @type {Alert | null | undefined} */ alert) => String(alert?.severity ?? "").toLowerCase();
+
+export const alertHref = (/** @type {string} */ id) => href("alerts", id);
 
 /**
  * Whether the user's routes of a module answer (the gateway's rule: a general-user needs the
  * module granted, other types have them all). A route of a module not granted answers 401,
  * which the console takes for a lost session: a view asks only what the user may read.
+ * @type {(user: User | null | undefined, module: string) => boolean}
  */
 export const may = (user, module) => user?.user_type !== "general-user" || (user?.modules ?? []).includes(module);
 
@@ -22,12 +35,16 @@ export const may = (user, module) => user?.user_type !== "general-user" || (user
  * The caller's sites, each with its plants and their functions. The API scopes each list, so a
  * plant user gets its plant only. Null when the user may not read the configuration (a
  * general-user without the Configuration module): then only a place named in the link is known.
+ * @param {User | null | undefined} user
+ * @returns {Promise<PlaceSite[] | null>}
  */
 export async function loadPlaces(user) {
   if (!may(user, "Configuration")) return null;
+  /** @type {Site[]} */
   const sites = await get("/_config/sites/_list");
   return Promise.all(
     sites.map(async (site) => {
+      /** @type {Plant[]} */
       const plants = await get("/_config/plants/_list", { site_id: site.site_id });
       return {
         site_id: site.site_id,
@@ -37,7 +54,7 @@ export async function loadPlaces(user) {
             plant_id: plant.plant_id,
             plant_name: plant.plant_name,
             site_id: site.site_id,
-            functions: (await get("/_config/functions/_list", { plant_id: plant.plant_id })).map((f) => ({
+            functions: (/** @type {PlantFunction[]} */ (await get("/_config/functions/_list", { plant_id: plant.plant_id }))).map((f) => ({
               function_id: f.function_id,
               function_name: f.function_name,
               plant_id: plant.plant_id,
@@ -49,16 +66,22 @@ export async function loadPlaces(user) {
   );
 }
 
-export const plantsOf = (places) => (places ?? []).flatMap((s) => s.plants);
-export const functionsOf = (places) => plantsOf(places).flatMap((p) => p.functions);
+export const plantsOf = (/** @type {PlaceSite[] | null | undefined} */ places) => (places ?? []).flatMap((s) => s.plants);
+export const functionsOf = (/** @type {PlaceSite[] | null | undefined} */ places) => plantsOf(places).flatMap((p) => p.functions);
 
-/** The plant that holds a function, when the places know it. */
+/**
+ * The plant that holds a function, when the places know it.
+ * @type {(places: PlaceSite[] | null | undefined, functionId: string | null | undefined) => import("./types.js").PlacePlant | undefined}
+ */
 export const plantOfFunction = (places, functionId) => plantsOf(places).find((p) => p.functions.some((f) => f.function_id === functionId));
 
 /**
  * The places a query names, as the list's place keys (exactly one of function_id, plant_id,
  * site_id per request): a function, a plant, or else every site of the caller (a plant user's
  * site answers its own plant's alerts only).
+ * @param {PlaceSite[] | null | undefined} places
+ * @param {PlaceIds} ids
+ * @returns {PlaceKey[]}
  */
 export function placeKeys(places, { function_id, plant_id, site_id }) {
   if (function_id) return [{ function_id }];
@@ -71,12 +94,18 @@ export function placeKeys(places, { function_id, plant_id, site_id }) {
  * Alerts of the places, from both kinds of watchers (the list asks for one kind at a time:
  * `is_hidden` 0 for the users' watchers, 1 for the system watchers of condition gateways,
  * which raise the threshold alerts). Answers `{alerts, total}`, `total` from X-Total-Count.
+ * @param {PlaceKey[]} keys
+ * @param {import("./api.js").Query} filters
+ * @param {{ hidden?: number[], limit?: number, offset?: number }} [page]
+ * @returns {Promise<{ alerts: Alert[], total: number }>}
  */
 export async function listAlerts(keys, filters, { hidden = [0, 1], limit = 200, offset = 0 } = {}) {
   const answers = await Promise.all(
     keys.flatMap((key) =>
       hidden.map(async (is_hidden) => {
+        /** @type {Response} */
         const res = await api("GET", "/_alerting/alerts/_list", { query: { ...key, ...filters, is_hidden, limit, offset }, raw: true });
+        /** @type {Alert[]} */
         const alerts = await res.json();
         return { alerts, total: Number(res.headers.get("X-Total-Count") ?? alerts.length) };
       }),
@@ -85,7 +114,10 @@ export async function listAlerts(keys, filters, { hidden = [0, 1], limit = 200, 
   return { alerts: answers.flatMap((a) => a.alerts), total: answers.reduce((n, a) => n + a.total, 0) };
 }
 
-/** A duration in seconds, as people say it: "45 s", "6 min 32 s", "40 min", "3 h 5 min", "2 d 4 h". */
+/**
+ * A duration in seconds, as people say it: "45 s", "6 min 32 s", "40 min", "3 h 5 min", "2 d 4 h".
+ * @param {unknown} seconds
+ */
 export function duration(seconds) {
   if (seconds === null || seconds === undefined || !Number.isFinite(Number(seconds))) return "—";
   const s = Math.max(0, Math.round(Number(seconds)));
@@ -94,7 +126,10 @@ export function duration(seconds) {
   return small[0] === 0 ? `${big[0]} ${big[1]}` : `${big[0]} ${big[1]} ${small[0]} ${small[1]}`;
 }
 
-/** Active is abnormal (a tone and a word); closed is the calm grey. */
+/**
+ * Active is abnormal (a tone and a word); closed is the calm grey.
+ * @param {{ alert: Alert }} props
+ */
 export function AlertState({ alert }) {
   if (alert.state === "active") return html`<${Status} tone="alarm">Active</${Status}>`;
   return html`<${Status} tone="normal">Closed</${Status}>`;
@@ -103,6 +138,7 @@ export function AlertState({ alert }) {
 /**
  * ISA-18.2: an alert not yet acknowledged wants the operator's attention, also once it has
  * returned to normal; the word and a symbol say it, not a colour alone.
+ * @param {{ alert: Alert, who?: boolean }} props
  */
 export function AckState({ alert, who = false }) {
   if (alert.ack_state !== "acknowledged") {
@@ -111,7 +147,10 @@ export function AckState({ alert, who = false }) {
   return html`<span class="ack-yes"><span aria-hidden="true">✓ </span>Acknowledged${who && alert.acked_by ? html` <span class="muted small">by ${alert.acked_by}</span>` : null}</span>`;
 }
 
-/** Shelved, suppressed, no data: said in words, each its own tag. */
+/**
+ * Shelved, suppressed, no data: said in words, each its own tag.
+ * @param {{ alert: Alert }} props
+ */
 export function AlertFlags({ alert }) {
   const flags = [];
   if (alert.shelved_until) flags.push(html`<span class="flag flag-shelved"><span aria-hidden="true">‖ </span>Shelved until ${time(alert.shelved_until)}</span>`);
@@ -122,9 +161,12 @@ export function AlertFlags({ alert }) {
 }
 
 /** The tag names of an alert (`tag` maps the tag's key to its name). */
-export const tagNames = (alert) => Object.values(alert?.tag ?? {}).join(", ");
+export const tagNames = (/** @type {Alert | null | undefined} */ alert) => Object.values(alert?.tag ?? {}).join(", ");
 
-/** The board and the KPI view as tabs under the Alerts heading. */
+/**
+ * The board and the KPI view as tabs under the Alerts heading.
+ * @param {{ current: "board" | "kpi" }} props
+ */
 export function AlertTabs({ current }) {
   return html`<nav class="alert-tabs" aria-label="Alert views">
     <a href="#/alerts" aria-current=${current === "board" ? "page" : undefined}>Board</a>

@@ -6,17 +6,28 @@ import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import { html } from "./ui.js";
 
+/** @typedef {import("./types.js").History} History */
+/**
+ * A horizontal line across a chart: a limit's value, its label and colour.
+ * @typedef {{ value: number, label: string, color?: string }} Line
+ */
+/**
+ * A vertical marker: its time (epoch ms), label and colour.
+ * @typedef {{ at: number, label: string, color?: string }} Marker
+ */
+
 const GREY = "#4d5963";
 /** uPlot's bar paths; its types mark the builder optional, its ESM build always has it. */
 export const bars = /** @type {NonNullable<typeof uPlot.paths.bars>} */ (uPlot.paths.bars);
 const BAND = "rgba(77, 89, 99, 0.15)";
+/** @type {Record<string, string>} */
 export const THRESHOLD_COLORS = { caution: "#c66a00", warning: "#c01c28", high: "#c01c28", medium: "#c66a00", low: "#8a7300" };
 
 /** Buckets to ask for a chart `width` pixels wide: one per pixel, within the route's 1..10000. */
-export const pointsFor = (width) => Math.max(10, Math.min(10_000, Math.round(width || 800)));
+export const pointsFor = (/** @type {number | undefined} */ width) => Math.max(10, Math.min(10_000, Math.round(width || 800)));
 
 /** Width of an element, or a default before layout. */
-const widthOf = (el) => Math.max(280, Math.floor(el?.clientWidth || 800));
+const widthOf = (/** @type {HTMLElement | null | undefined} */ el) => Math.max(280, Math.floor(el?.clientWidth || 800));
 
 /**
  * Mounts a uPlot in the returned ref's element with `makeOpts(width)` and `data`, re-made when
@@ -48,6 +59,8 @@ export function usePlot(makeOpts, data, key) {
 /**
  * Marks a chart's element with the time (performance.now(), ms since the page's start) of the
  * first frame painted with data: the "first meaningful paint" bench:console reads.
+ * @param {import("preact").RefObject<HTMLElement | null>} box
+ * @param {number} count
  */
 function usePaintedMark(box, count) {
   useEffect(() => {
@@ -59,7 +72,11 @@ function usePaintedMark(box, count) {
   }, [count]);
 }
 
-/** Draws horizontal lines (thresholds) across the plot, labelled at the right. */
+/**
+ * Draws horizontal lines (thresholds) across the plot, labelled at the right.
+ * @param {Line[]} lines
+ * @returns {uPlot.Plugin}
+ */
 function thresholdsPlugin(lines) {
   return {
     hooks: {
@@ -91,7 +108,11 @@ function thresholdsPlugin(lines) {
   };
 }
 
-/** Draws vertical markers (an alert's opening, a chosen capture). */
+/**
+ * Draws vertical markers (an alert's opening, a chosen capture).
+ * @param {Marker[]} markers
+ * @returns {uPlot.Plugin}
+ */
 function markersPlugin(markers) {
   return {
     hooks: {
@@ -120,7 +141,12 @@ function markersPlugin(markers) {
 }
 
 /** The y range of the data widened to hold the limits, unless a limit is far off (it would flatten the trend). */
-/** @returns {[number, number]} */
+/**
+ * @param {number | null} min
+ * @param {number | null} max
+ * @param {Line[]} thresholds
+ * @returns {[number, number]}
+ */
 function yRangeWith(min, max, thresholds) {
   if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
   const span = Math.max(max - min, Math.abs(max) * 0.05, 1e-6);
@@ -139,9 +165,11 @@ function yRangeWith(min, max, thresholds) {
  * min..max as a band (so that a spike survives the zoom-out), thresholds as dashed lines, markers
  * as verticals. Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches
  * that range again at one bucket per pixel.
+ * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string }} props
  */
 export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title }) {
   const points = history?.points ?? [];
+  /** @type {uPlot.AlignedData} */
   const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
   const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}`;
   let zoomedAt = 0;
@@ -196,8 +224,10 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
 /**
  * Bars over time (alarm rate per 10 minutes, energy per interval): `times` epoch ms, `values`,
  * an optional `limit` line (e.g. the flood threshold of 10 per 10 minutes).
+ * @param {{ times: number[], values: (number | null)[], unit?: string, label?: string, limit?: Line, height?: number, title?: string }} props
  */
 export function BarChart({ times, values, unit = "", label = "value", limit, height = 200, title }) {
+  /** @type {uPlot.AlignedData} */
   const data = [times.map((t) => t / 1000), values];
   const key = `${label}|${unit}|${limit?.value}|${height}`;
   const box = usePlot(

@@ -6,6 +6,29 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, get } from "./api.js";
 import { ErrorNote, Field, Loading, Table, html, useGet } from "./ui.js";
 
+/** @typedef {import("./api.js").Failure} Failure */
+/** @typedef {import("./api.js").User} User */
+/** @typedef {import("preact").ComponentChildren} Children */
+/**
+ * @template {EventTarget} T
+ * @typedef {import("./types.js").ControlEvent<T>} ControlEvent
+ */
+/**
+ * A chosen place of the Settings sections; an empty text is "none chosen".
+ * @typedef {{ site_id: string, plant_id: string, function_id: string, asset_id: string }} Place
+ */
+/** @typedef {"site" | "plant" | "function" | "asset"} Level */
+/**
+ * A form's submission (what `useSubmit` answers): its error, whether it runs, the form's submit handler.
+ * @typedef {{ error: Failure | null, busy: boolean, onSubmit: (event?: Event) => Promise<void>, setError: (error: Failure | null) => void }} Submit
+ */
+/**
+ * What a section's `renderEditor` is given: the row to edit (null: create), the kind of create
+ * button pressed, and what to call once saved (with the text to show) or cancelled.
+ * @template Row
+ * @typedef {{ row: Row | null, kind: string | undefined, onDone: (answer: Children) => void, onCancel: () => void }} Editor
+ */
+
 /**
  * The service names the input at fault in `field`; a few of its checks name it only in their
  * text (`Invalid input: triggers[0].deadband`). Both put the message next to that input.
@@ -22,17 +45,28 @@ export function withField(e) {
   return /** @type {import("./api.js").Failure} */ (e);
 }
 
-/** The message of `error` when it names `name` or an input inside it (`modules` for `modules[1]`). */
+/**
+ * The message of `error` when it names `name` or an input inside it (`modules` for `modules[1]`).
+ * @param {unknown} error
+ * @param {string} name
+ */
 export function errorFor(error, name) {
   if (!(error instanceof ApiError) || !error.field) return null;
   const f = error.field;
   return f === name || f.startsWith(`${name}[`) || f.startsWith(`${name}.`) ? error.message : null;
 }
 
-/** A form's submission: `action` answers the text to show once done; errors keep the form open. */
+/**
+ * A form's submission: `action` answers the text to show once done; errors keep the form open.
+ * @template T
+ * @param {() => Promise<T>} action
+ * @param {(answer: T) => void} onDone
+ * @returns {Submit}
+ */
 export function useSubmit(action, onDone) {
   const [error, setError] = useState(/** @type {import("./api.js").Failure | null} */ (null));
   const [busy, setBusy] = useState(false);
+  /** @param {Event} [event] */
   const onSubmit = async (event) => {
     event?.preventDefault();
     setBusy(true);
@@ -49,17 +83,29 @@ export function useSubmit(action, onDone) {
   return { error, busy, onSubmit, setError };
 }
 
-/** `{value, onInput}` of a text input bound to `state[key]`. */
+/**
+ * `{value, onInput}` of a text input bound to `state[key]`.
+ * @template {Record<string, string>} S
+ * @param {S} state
+ * @param {import("preact/hooks").Dispatch<import("preact/hooks").StateUpdater<S>>} setState
+ * @returns {(key: string) => { value: string, onInput: (e: ControlEvent<HTMLInputElement>) => void }}
+ */
 export function binder(state, setState) {
   return (key) => ({ value: state[key] ?? "", onInput: (e) => setState((s) => ({ ...s, [key]: e.currentTarget.value })) });
 }
 
-/** Empty texts and undefined left out: the service reads a missing optional field as "not given". */
+/**
+ * Empty texts and undefined left out: the service reads a missing optional field as "not given".
+ * @param {Record<string, unknown>} obj
+ */
 export function compact(obj) {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined && v !== ""));
 }
 
-/** A number typed in a field: undefined when empty; what was typed when it is no number, so the service names it. */
+/**
+ * A number typed in a field: undefined when empty; what was typed when it is no number, so the service names it.
+ * @param {unknown} text
+ */
 export function numberOf(text) {
   const t = String(text ?? "").trim();
   if (t === "") return undefined;
@@ -67,12 +113,13 @@ export function numberOf(text) {
   return Number.isFinite(n) ? n : t;
 }
 
-const cssName = (name) => (window.CSS?.escape ? window.CSS.escape(name) : name.replace(/["\\]/g, "\\$&"));
+const cssName = (/** @type {string} */ name) => (window.CSS?.escape ? window.CSS.escape(name) : name.replace(/["\\]/g, "\\$&"));
 
 /**
  * A create or edit form. An error that names one of its inputs is shown next to it (Field does,
  * and the input gets the focus); any other above the buttons. `novalidate`: the service checks
  * and answers in its own words.
+ * @param {{ title: string, submit: Submit, submitLabel?: string, onCancel: () => void, children?: Children, className?: string }} props
  */
 export function EditorForm({ title, submit, submitLabel = "Save", onCancel, children, className = "" }) {
   const ref = useRef(/** @type {HTMLFormElement | null} */ (null));
@@ -100,37 +147,51 @@ export function EditorForm({ title, submit, submitLabel = "Save", onCancel, chil
   </form>`;
 }
 
-/** A labelled checkbox. */
+/**
+ * A labelled checkbox.
+ * @param {{ label: Children, checked: boolean, onChange: (checked: boolean) => void, name?: string, disabled?: boolean }} props
+ */
 export function Check({ label, checked, onChange, name, disabled }) {
-  return html`<label class="check"><input type="checkbox" name=${name} checked=${checked} disabled=${disabled} onChange=${(e) => onChange(e.currentTarget.checked)} /> ${label}</label>`;
+  return html`<label class="check"><input type="checkbox" name=${name} checked=${checked} disabled=${disabled} onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => onChange(e.currentTarget.checked)} /> ${label}</label>`;
 }
 
 /**
  * Checkboxes of a list of values (modules, users): `value` the chosen ones. Chosen values that
  * are not among `options` stay listed, so that an edit never drops them unseen.
+ * @param {{ legend: Children, name: string, options: { value: string, label: Children }[], value: string[], onChange: (value: string[]) => void, error?: unknown, hint?: Children, scroll?: boolean }} props
  */
 export function CheckList({ legend, name, options, value, onChange, error, hint, scroll = false }) {
   const mine = errorFor(error, name);
   const all = [...options, ...value.filter((v) => !options.some((o) => o.value === v)).map((v) => ({ value: v, label: v }))];
+  /** @type {(v: string, on: boolean) => void} */
   const toggle = (v, on) => onChange(on ? [...value, v] : value.filter((x) => x !== v));
   return html`<fieldset class=${`checks${scroll ? " scroll" : ""}`} data-field=${name} aria-invalid=${mine ? "true" : undefined}>
     <legend>${legend}</legend>
     <div class="check-items">
       ${all.length === 0 ? html`<span class="muted small">None to choose</span>` : null}
-      ${all.map((o) => html`<${Check} key=${o.value} label=${o.label} checked=${value.includes(o.value)} onChange=${(on) => toggle(o.value, on)} />`)}
+      ${all.map((o) => html`<${Check} key=${o.value} label=${o.label} checked=${value.includes(o.value)} onChange=${(/** @type {boolean} */ on) => toggle(o.value, on)} />`)}
     </div>
     ${mine ? html`<span class="field-error" role="alert">${mine}</span>` : hint ? html`<span class="hint">${hint}</span>` : null}
   </fieldset>`;
 }
 
-/** A button whose accessible name carries the row it acts on ("Edit Pump 1"), read as "Edit" on screen. */
+/**
+ * A button whose accessible name carries the row it acts on ("Edit Pump 1"), read as "Edit" on screen.
+ * @param {{ label: Children, what: Children, onClick: () => void, className?: string }} props
+ */
 export function RowButton({ label, what, onClick, className = "" }) {
   return html`<button type="button" class=${`small-button ${className}`} onClick=${onClick}>${label}<span class="sr-only"> ${what}</span></button>`;
 }
 
 // ------------------------------------------------------------------ places
 
+/** @type {Level[]} */
 const LEVELS = ["site", "plant", "function", "asset"];
+/**
+ * Each level's label, its id and name fields, and the list route (with its query) of its items
+ * once its parent is chosen (null before).
+ * @type {Record<Level, { label: string, id: keyof Place, name: string, path: (p: Place) => string | null, query: (p: Place) => import("./api.js").Query | undefined }>}
+ */
 const LEVEL = {
   site: { label: "Site", id: "site_id", name: "site_name", path: () => "/_config/sites/_list", query: () => undefined },
   plant: { label: "Plant", id: "plant_id", name: "plant_name", path: (p) => (p.site_id ? "/_config/plants/_list" : null), query: (p) => ({ site_id: p.site_id }) },
@@ -141,7 +202,12 @@ const LEVEL = {
 /** The place the sections last looked at, kept while moving between them. */
 const remembered = { site_id: "", plant_id: "", function_id: "", asset_id: "" };
 
-/** The place with everything below `level` cleared. */
+/**
+ * The place with everything below `level` cleared.
+ * @param {Place} place
+ * @param {Level} level
+ * @param {string} id
+ */
 function placeWith(place, level, id) {
   const next = { ...place, [LEVEL[level].id]: id };
   for (const below of LEVELS.slice(LEVELS.indexOf(level) + 1)) next[LEVEL[below].id] = "";
@@ -151,15 +217,19 @@ function placeWith(place, level, id) {
 /**
  * A site/plant/function/asset choice: `[place, choose(level, id), setPlace]`. The filter of a
  * section remembers it for the next section; a form starts from it.
+ * @param {Partial<Place>} [initial]
+ * @returns {[Place, (level: Level, id: string) => void, (next: Place) => void]}
  */
 export function usePlace(initial, remember = false) {
   const [place, setPlace] = useState(() => ({ ...remembered, ...(initial ?? {}) }));
+  /** @type {(level: Level, id: string) => void} */
   const choose = (level, id) =>
     setPlace((p) => {
       const next = placeWith(p, level, id);
       if (remember) Object.assign(remembered, next);
       return next;
     });
+  /** @param {Place} next */
   const set = (next) => {
     if (remember) Object.assign(remembered, next);
     setPlace(next);
@@ -170,16 +240,21 @@ export function usePlace(initial, remember = false) {
 /**
  * A list from `path` that is never the answer of an earlier `path`/`query` (useGet keeps the
  * last answer while loading, and a select would then pick from the previous parent's items).
+ * The rows are read by their level's id and name fields only.
+ * @param {string | null} path
+ * @param {import("./api.js").Query | undefined} query
+ * @returns {{ data: Record<string, string>[] | undefined, error: Failure | null }}
  */
 function useFresh(path, query) {
   const key = path ? `${path}?${JSON.stringify(query ?? {})}` : null;
-  const [state, setState] = useState(/** @type {{ key: string | null, data: any[] | undefined, error: any }} */ ({ key: null, data: undefined, error: null }));
+  const [state, setState] = useState(/** @type {{ key: string | null, data: Record<string, string>[] | undefined, error: Failure | null }} */ ({ key: null, data: undefined, error: null }));
   useEffect(() => {
     if (!key) return undefined;
     let live = true;
-    get(path, query).then(
+    // `key` is set only when `path` is.
+    get(/** @type {string} */ (path), query).then(
       (data) => live && setState({ key, data, error: null }),
-      (error) => live && setState({ key, data: undefined, error }),
+      (/** @type {Failure} */ error) => live && setState({ key, data: undefined, error }),
     );
     return () => {
       live = false;
@@ -191,6 +266,7 @@ function useFresh(path, query) {
 /**
  * One level's select, filled from its list route once its parent is chosen. A required level
  * with nothing chosen takes the first item, so that a list or form always has a place.
+ * @param {{ level: Level, place: Place, choose: (level: Level, id: string) => void, optional: boolean, error?: unknown, disabled: boolean, anyLabel?: string }} props
  */
 function LevelSelect({ level, place, choose, optional, error, disabled, anyLabel }) {
   const spec = LEVEL[level];
@@ -214,7 +290,7 @@ function LevelSelect({ level, place, choose, optional, error, disabled, anyLabel
     value=${value}
     disabled=${disabled || !path}
     hint=${loadError ? loadError.message : undefined}
-    onChange=${(e) => choose(level, e.currentTarget.value)}
+    onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => choose(level, e.currentTarget.value)}
   >
     <option value="">${empty}</option>
     ${rows.map((r) => html`<option key=${r[spec.id]} value=${r[spec.id]}>${r[spec.name]}</option>`)}
@@ -224,6 +300,7 @@ function LevelSelect({ level, place, choose, optional, error, disabled, anyLabel
 /**
  * Selects from the site down to `to` ("plant", "function", "asset"), each filled from its list
  * route; `optional` levels may stay empty (labelled `anyLabel`).
+ * @param {{ place: Place, choose: (level: Level, id: string) => void, to?: Level, from?: Level, optional?: Level[], error?: unknown, disabled?: boolean, anyLabel?: string }} props
  */
 export function PlaceSelects({ place, choose, to = "function", from = "site", optional = [], error, disabled = false, anyLabel }) {
   const levels = LEVELS.slice(LEVELS.indexOf(from), LEVELS.indexOf(to) + 1);
@@ -232,20 +309,31 @@ export function PlaceSelects({ place, choose, to = "function", from = "site", op
   )}`;
 }
 
-/** The names of the place's site, plant and function, for a heading or a note. */
+/**
+ * The names of the place's site, plant and function, for a heading or a note.
+ * @param {{ site_name?: string | null, plant_name?: string | null, function_name?: string | null }} row
+ */
 export function placeNames(row) {
   return [row.site_name, row.plant_name, row.function_name].filter(Boolean).join(" › ");
 }
 
 // ------------------------------------------------------------------ monitors
 
-/** The monitors of a function (or asset) with their tags (the list has none: each monitor is fetched). */
+/**
+ * The monitors of a function (or asset) with their tags (the list has none: each monitor is fetched).
+ * @param {import("./api.js").Query} query
+ * @returns {Promise<import("./types.js").Monitor[]>}
+ */
 export async function monitorsWithTags(query) {
+  /** @type {import("./types.js").Monitor[]} */
   const list = await get("/_config/monitors/_list", query);
   return Promise.all(list.map(async (m) => ({ ...m, ...(await get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)) })));
 }
 
-/** The users the caller may see, for the notify and escalation choices (every site and plant: `*`). */
+/**
+ * The users the caller may see, for the notify and escalation choices (every site and plant: `*`).
+ * @returns {import("./ui.js").Data<import("./types.js").UserRow[]>}
+ */
 export function useUsers() {
   return useGet("/_config/users/_list", { site_id: "*", plant_id: "*" });
 }
@@ -259,6 +347,8 @@ export function useUsers() {
  *
  * `renderEditor({row, kind, onDone, onCancel})` draws the form (row null: create);
  * `onDelete(row)` answers the text to show; `creates` names the create buttons and their kinds.
+ * @template Row
+ * @param {{ title: string, noun: string, filters?: Children, list: import("./ui.js").Data<Row[]>, columns: import("./ui.js").Column<Row>[], rowKey: (row: Row) => string, rowName: (row: Row) => string, canCreate?: boolean, canEdit?: boolean, canDelete?: boolean, creates?: { label: string, kind: string | undefined }[], renderEditor: (editor: Editor<Row>) => Children, onDelete: (row: Row) => Promise<string>, empty?: string, below?: Children }} props
  */
 export function CrudSection({
   title,
@@ -277,14 +367,15 @@ export function CrudSection({
   empty,
   below,
 }) {
-  const [editing, setEditing] = useState(/** @type {{ row: any, kind: string | undefined, seq: number } | null} */ (null));
+  const [editing, setEditing] = useState(/** @type {{ row: Row | null, kind: string | undefined, seq: number } | null} */ (null));
   const [confirming, setConfirming] = useState(/** @type {string | null} */ (null));
-  const [notice, setNotice] = useState(/** @type {string | null} */ (null));
+  const [notice, setNotice] = useState(/** @type {Children} */ (null));
   const [failure, setFailure] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
   const top = useRef(/** @type {HTMLDivElement | null} */ (null));
 
   const seq = useRef(0);
+  /** @param {{ row: Row | null, kind: string | undefined }} state */
   const open = (state) => {
     // A new form each time (its own state), also when one was open already.
     setEditing({ ...state, seq: ++seq.current });
@@ -293,11 +384,13 @@ export function CrudSection({
     setConfirming(null);
     requestAnimationFrame(() => top.current?.scrollIntoView({ block: "nearest" }));
   };
+  /** @param {Children} answer */
   const done = (answer) => {
     setEditing(null);
     setNotice(answer);
     list.reload();
   };
+  /** @param {Row} row */
   const remove = async (row) => {
     setBusy(true);
     setFailure(null);
@@ -314,6 +407,7 @@ export function CrudSection({
   };
 
   const buttons = creates ?? [{ label: `New ${noun}`, kind: undefined }];
+  /** @type {import("./ui.js").Column<Row>[]} */
   const actions = canEdit || canDelete
     ? [
         {
@@ -356,9 +450,10 @@ export function CrudSection({
 // ------------------------------------------------------------------ who may write what
 
 /** What each user type may write (lib/access.ts; users: the auth service); the service decides, this only hides buttons it would refuse. */
+/** @type {Record<string, string[]>} */
 const WRITES = {
   "saas-admin": ["whole-site", "site", "plant", "function", "asset", "monitor", "pipeline", "watcher", "user"],
   "site-admin": ["site", "plant", "function", "asset", "monitor", "pipeline", "watcher", "user"],
   "plant-admin": ["function", "asset", "monitor", "pipeline", "watcher", "user"],
 };
-export const mayWrite = (user, what) => (WRITES[user.user_type] ?? []).includes(what);
+export const mayWrite = (/** @type {User} */ user, /** @type {string} */ what) => (WRITES[user.user_type] ?? []).includes(what);

@@ -9,6 +9,7 @@ import htm from "htm";
 import { ApiError, get } from "./api.js";
 
 /** @typedef {import("./api.js").Failure} Failure */
+/** @typedef {import("preact").ComponentChildren} Children */
 
 /**
  * The hash route: `#/assets/abc?tag=x` is `{parts: ["assets", "abc"], query: {tag: "x"}}`.
@@ -64,7 +65,10 @@ export function useData(load, deps = [], refreshMs = 0) {
  */
 export const useGet = (path, query, refreshMs = 0) => useData(() => (path ? get(path, query) : Promise.resolve(undefined)), [path, JSON.stringify(query ?? {})], refreshMs);
 
-/** A view's frame: its heading (each view has one), optional tools beside it, its content. */
+/**
+ * A view's frame: its heading (each view has one), optional tools beside it, its content.
+ * @param {{ title: Children, tools?: Children, children?: Children }} props
+ */
 export function Page({ title, tools, children }) {
   return html`<section class="page" aria-labelledby="page-title">
     <header class="page-head"><h1 id="page-title">${title}</h1>${tools ? html`<div class="tools">${tools}</div>` : null}</header>
@@ -72,25 +76,34 @@ export function Page({ title, tools, children }) {
   </section>`;
 }
 
-/** What went wrong, in the service's own words. */
+/**
+ * What went wrong, in the service's own words.
+ * @param {{ error: unknown }} props
+ */
 export function ErrorNote({ error }) {
   if (!error) return null;
-  const text = error instanceof ApiError ? `${error.message}${error.field ? ` (${error.field})` : ""}` : String(error.message ?? error);
+  const text = error instanceof ApiError ? `${error.message}${error.field ? ` (${error.field})` : ""}` : String(/** @type {{ message?: unknown }} */ (error).message ?? error);
   return html`<p class="error" role="alert">⚠ ${text}</p>`;
 }
 
+/** @param {{ what?: string }} props */
 export function Loading({ what = "Loading" }) {
   return html`<p class="muted" aria-live="polite">${what}…</p>`;
 }
 
-/** Severity of an alert: colour, symbol and word together (never colour alone). */
+/**
+ * Severity of an alert: colour, symbol and word together (never colour alone).
+ * @type {Record<string, { symbol: string, word: string }>}
+ */
 const SEVERITY = {
   high: { symbol: "▲", word: "High" },
   medium: { symbol: "◆", word: "Medium" },
   low: { symbol: "●", word: "Low" },
 };
+/** @param {{ level: string | null | undefined }} props */
 export function Severity({ level }) {
-  const s = SEVERITY[level] ?? { symbol: "○", word: String(level ?? "—") };
+  // An unknown or missing level finds no entry (an object's `null` key is "null"): a circle and its word.
+  const s = SEVERITY[/** @type {string} */ (level)] ?? { symbol: "○", word: String(level ?? "—") };
   return html`<span class=${`sev sev-${level}`}><span aria-hidden="true">${s.symbol}</span> ${s.word}</span>`;
 }
 
@@ -98,13 +111,18 @@ export function Severity({ level }) {
  * A state word with its tone: "normal" is grey; "warning", "alarm" and "critical" carry colour
  * and a symbol. `tone` is one of normal, info, warning, alarm, critical, stale.
  */
+/** @type {Record<string, string>} */
 const TONE_SYMBOL = { normal: "", info: "ℹ", warning: "◆", alarm: "▲", critical: "▲", stale: "◌" };
+/** @param {{ tone?: string, children?: Children }} props */
 export function Status({ tone = "normal", children }) {
   const symbol = TONE_SYMBOL[tone] ?? "";
   return html`<span class=${`status tone-${tone}`}>${symbol ? html`<span aria-hidden="true">${symbol} </span>` : null}${children}</span>`;
 }
 
-/** A CM value's colour (op 72's `color`) as a tone. */
+/**
+ * A CM value's colour (op 72's `color`) as a tone.
+ * @param {unknown} color
+ */
 export function toneOfColor(color) {
   const c = String(color ?? "").toLowerCase();
   if (["red", "#ff0000", "danger", "critical"].includes(c)) return "critical";
@@ -113,7 +131,10 @@ export function toneOfColor(color) {
   return "normal";
 }
 
-/** A number with its unit, `digits` significant decimals; "—" for none. */
+/**
+ * A number with its unit, `digits` significant decimals; "—" for none.
+ * @param {unknown} value
+ */
 export function num(value, unit = "", digits = 2) {
   if (value === null || value === undefined || value === "" || Number.isNaN(Number(value))) return "—";
   const n = Number(value);
@@ -121,7 +142,10 @@ export function num(value, unit = "", digits = 2) {
   return unit ? `${text} ${unit}` : text;
 }
 
-/** A time in the browser's zone, to the minute (seconds when `seconds`). */
+/**
+ * A time in the browser's zone, to the minute (seconds when `seconds`).
+ * @param {unknown} value epoch ms or a date text
+ */
 export function time(value, seconds = false) {
   if (value === null || value === undefined || value === "") return "—";
   const d = typeof value === "number" ? new Date(value) : new Date(String(value));
@@ -129,7 +153,10 @@ export function time(value, seconds = false) {
   return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: seconds ? "2-digit" : undefined });
 }
 
-/** "3 min ago" of an epoch ms or ISO time. */
+/**
+ * "3 min ago" of an epoch ms or ISO time.
+ * @param {unknown} value
+ */
 export function age(value, now = Date.now()) {
   const t = typeof value === "number" ? value : Date.parse(String(value));
   if (!Number.isFinite(t)) return "—";
@@ -143,7 +170,9 @@ export function age(value, now = Date.now()) {
 let fieldSeq = 0;
 /**
  * A labelled form field; the service's error for this field (ApiError.field === name) is shown
- * next to it and announced. `as` is "input" (default), "select" or "textarea".
+ * next to it and announced. `as` is "input" (default), "select" or "textarea"; the other props
+ * go to the control.
+ * @param {{ label: Children, name?: string, error?: unknown, as?: "input" | "select" | "textarea", children?: Children, hint?: Children, [attribute: string]: unknown }} props
  */
 export function Field({ label, name, error, as = "input", children, hint, ...rest }) {
   const id = useRef(`f${++fieldSeq}`).current;
@@ -172,6 +201,7 @@ export function useForm(submit) {
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(/** @type {string | null} */ (null));
+  /** @param {SubmitEvent & { currentTarget: HTMLFormElement }} event */
   const onSubmit = async (event) => {
     event.preventDefault();
     const values = Object.fromEntries(new FormData(event.currentTarget).entries());
@@ -190,13 +220,26 @@ export function useForm(submit) {
   return { error, busy, done, onSubmit, setError, setDone };
 }
 
-/** The error of a form that names no field of it, and the success text. */
+/**
+ * The error of a form that names no field of it, and the success text.
+ * @param {{ error: unknown, done: string | null, fields?: string[] }} props
+ */
 export function FormResult({ error, done, fields = [] }) {
   const general = error && !(error instanceof ApiError && error.field && fields.includes(error.field));
   return html`${general ? html`<${ErrorNote} error=${error} />` : null}${done ? html`<p class="done" role="status">✓ ${done}</p>` : null}`;
 }
 
-/** A simple table: `columns` of `{label, cell(row)}`, with a caption for screen readers. */
+/**
+ * A table's column: its heading, what a row shows in it, `num` for figures (aligned right).
+ * @template Row
+ * @typedef {{ label: Children, cell: (row: Row) => Children, num?: boolean }} Column
+ */
+
+/**
+ * A simple table: `columns` of `{label, cell(row)}`, with a caption for screen readers.
+ * @template Row
+ * @param {{ caption?: Children, columns: Column<Row>[], rows: Row[] | null | undefined, empty?: Children, rowKey?: (row: Row) => string | number, rowClass?: (row: Row) => string }} props
+ */
 export function Table({ caption, columns, rows, empty = "Nothing to show", rowKey, rowClass }) {
   if (!rows || rows.length === 0) return html`<p class="muted">${empty}</p>`;
   return html`<table class="grid">

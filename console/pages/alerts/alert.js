@@ -9,10 +9,22 @@ import { AckState, AlertFlags, AlertState, duration, may, sevKey, tagNames, useW
 import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
 import { ErrorNote, Field, FormResult, Loading, Page, Severity, html, num, time, useData, useForm } from "../../lib/ui.js";
 
+/** @typedef {import("../../lib/types.js").AlertDetail} AlertDetail */
+/** @typedef {import("../../lib/types.js").Condition} Condition */
+/** @typedef {import("../../lib/api.js").User} User */
+/** @typedef {import("preact").ComponentChildren} Children */
+/** @typedef {Record<string, FormDataEntryValue>} FormValues */
+/**
+ * A watched tag of the alert's trigger: its monitor and tag (ids and names) and the trigger's
+ * conditions on it.
+ * @typedef {{ monitor_id: string, tag_id: string, conditions: Condition[], tag_name: string, monitor_name: string }} Watched
+ */
+
 const REFRESH_MS = 5000;
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
+/** @type {Record<string, string>} */
 const ACTION_WORDS = {
   opened: "Opened",
   notified: "Notified",
@@ -25,10 +37,11 @@ const ACTION_WORDS = {
   closed: "Closed",
 };
 
-const alertPath = (id, tail = "") => `/_alerting/alerts/${encodeURIComponent(id)}${tail}`;
+const alertPath = (/** @type {string} */ id, tail = "") => `/_alerting/alerts/${encodeURIComponent(id)}${tail}`;
 
+/** @param {{ alert: AlertDetail }} props */
 function Facts({ alert }) {
-  const row = (label, value) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`;
+  const row = (/** @type {string} */ label, /** @type {Children} */ value) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`;
   return html`<dl class="facts card">
     ${row("Severity", html`<${Severity} level=${sevKey(alert)} />`)}
     ${row("State", html`<${AlertState} alert=${alert} />`)}
@@ -52,6 +65,7 @@ function Facts({ alert }) {
  * A small form of one action: its fields, its button, the service's answer under it. `settled`
  * (a text) stands instead of the fields and the button when there is nothing left to do; the
  * answer stays, so that the person sees what their click did.
+ * @param {{ title: string, submit: (values: FormValues) => Promise<unknown>, fields?: string[], children?: (error: unknown) => Children, button: string, hint?: string, settled?: string | null }} props
  */
 function ActionForm({ title, submit, fields = [], children, button, hint, settled }) {
   const form = useForm(async (values, el) => {
@@ -70,8 +84,10 @@ function ActionForm({ title, submit, fields = [], children, button, hint, settle
   </form>`;
 }
 
+/** @param {{ alert: AlertDetail, onChanged: () => void }} props */
 function Actions({ alert, onChanged }) {
   const id = alert._id;
+  /** @param {unknown} answer */
   const then = (answer) => {
     onChanged();
     return answer;
@@ -84,9 +100,9 @@ function Actions({ alert, onChanged }) {
         button="Acknowledge"
         fields=${["note"]}
         settled=${alert.ack_state === "acknowledged" ? `✓ Acknowledged by ${alert.acked_by ?? "—"}, ${time(alert.acked_at, true)}` : null}
-        submit=${async (v) => then(await post(alertPath(id, "/_ack"), v.note ? { note: v.note } : {}))}
+        submit=${async (/** @type {FormValues} */ v) => then(await post(alertPath(id, "/_ack"), v.note ? { note: v.note } : {}))}
       >
-        ${(error) => html`<${Field} as="textarea" label="Acknowledgement note (optional)" name="note" rows="2" maxlength="4000" error=${error} />`}
+        ${(/** @type {unknown} */ error) => html`<${Field} as="textarea" label="Acknowledgement note (optional)" name="note" rows="2" maxlength="4000" error=${error} />`}
       </${ActionForm}>
       ${alert.shelved_until
         ? html`<${ActionForm}
@@ -102,9 +118,9 @@ function Actions({ alert, onChanged }) {
             button="Shelve"
             fields=${["minutes", "reason"]}
             hint="1 to 10080 minutes (a week). Notifications and escalations pause while shelved. Plant administrators and above may shelve."
-            submit=${async (v) => then(await post(alertPath(id, "/_shelve"), { minutes: Number(v.minutes), reason: String(v.reason ?? "") }))}
+            submit=${async (/** @type {FormValues} */ v) => then(await post(alertPath(id, "/_shelve"), { minutes: Number(v.minutes), reason: String(v.reason ?? "") }))}
           >
-            ${(error) => html`<div class="row">
+            ${(/** @type {unknown} */ error) => html`<div class="row">
               <${Field} label="Minutes" name="minutes" type="number" min="1" max="10080" step="1" defaultValue="60" required error=${error} />
               <${Field} label="Reason" name="reason" maxlength="500" required error=${error} />
             </div>`}
@@ -113,23 +129,24 @@ function Actions({ alert, onChanged }) {
         title="Assign"
         button="Assign"
         fields=${["username"]}
-        submit=${async (v) => then(await post(alertPath(id, "/_assign"), { username: String(v.username ?? "").trim() }))}
+        submit=${async (/** @type {FormValues} */ v) => then(await post(alertPath(id, "/_assign"), { username: String(v.username ?? "").trim() }))}
       >
-        ${(error) => html`<${Field} label="Username" name="username" autocomplete="off" required error=${error} hint=${alert.assignee ? `Now: ${alert.assignee}` : "Nobody yet"} />`}
+        ${(/** @type {unknown} */ error) => html`<${Field} label="Username" name="username" autocomplete="off" required error=${error} hint=${alert.assignee ? `Now: ${alert.assignee}` : "Nobody yet"} />`}
       </${ActionForm}>
       <${ActionForm}
         title="Add note"
         button="Add note"
         fields=${["note"]}
         hint="The note replaces the alert's note; each one stays in the history."
-        submit=${async (v) => then(await put(alertPath(id), { note: String(v.note ?? "") }))}
+        submit=${async (/** @type {FormValues} */ v) => then(await put(alertPath(id), { note: String(v.note ?? "") }))}
       >
-        ${(error) => html`<${Field} as="textarea" label="Note" name="note" rows="2" maxlength="4000" required error=${error} />`}
+        ${(/** @type {unknown} */ error) => html`<${Field} as="textarea" label="Note" name="note" rows="2" maxlength="4000" required error=${error} />`}
       </${ActionForm}>
     </div>
   </section>`;
 }
 
+/** @param {{ history: import("../../lib/types.js").AlertHistoryEntry[] | undefined }} props */
 function History({ history }) {
   if (!history?.length) return html`<p class="muted">No history yet.</p>`;
   return html`<table class="grid history">
@@ -152,20 +169,26 @@ function History({ history }) {
  * The watched tags of the alert's trigger: each (monitor, tag) its conditions' thresholds. The
  * conditions are in the watcher (op 4); the alert itself names its monitor and tags, which is
  * what is left when the watcher cannot be read (deleted since, or the module not granted).
+ * @param {AlertDetail} alert
+ * @param {User} user
+ * @returns {Promise<Watched[]>}
  */
 async function loadWatched(alert, user) {
+  /** @type {Condition[]} */
   let conditions = [];
   try {
+    /** @type {import("../../lib/types.js").Watcher} */
     const watcher = await get(`/_alerting/watchers/${encodeURIComponent(alert.watcher_id)}`);
     conditions = (watcher.triggers ?? []).find((t) => t.id === alert.trigger_id)?.condition ?? [];
   } catch {
     // no watcher to read: the alert's own monitor and tags, without thresholds
   }
+  /** @type {Map<string, { monitor_id: string, tag_id: string, conditions: Condition[] }>} */
   const byTag = new Map();
   for (const c of conditions) {
     const key = `${c.monitor_id}|${c.tag_id}`;
     if (!byTag.has(key)) byTag.set(key, { monitor_id: c.monitor_id, tag_id: c.tag_id, conditions: [] });
-    byTag.get(key).conditions.push(c);
+    /** @type {{ conditions: Condition[] }} */ (byTag.get(key)).conditions.push(c);
   }
   if (byTag.size === 0) for (const tag_id of Object.keys(alert.tag ?? {})) byTag.set(`${alert.monitor_id}|${tag_id}`, { monitor_id: alert.monitor_id, tag_id, conditions: [] });
   // The history route names a tag by its name: the alert maps its own monitor's; other monitors' from their fetch.
@@ -175,6 +198,7 @@ async function loadWatched(alert, user) {
       let monitor_name = w.monitor_id === alert.monitor_id ? alert.monitor : undefined;
       if (!tag_name && may(user, "Configuration")) {
         try {
+          /** @type {import("../../lib/types.js").Monitor} */
           const m = await get(`/_config/monitors/${encodeURIComponent(w.monitor_id)}`);
           tag_name = (m.tags ?? []).find((t) => t.tag_id === w.tag_id)?.tag_name;
           monitor_name = m.monitor_name;
@@ -187,7 +211,10 @@ async function loadWatched(alert, user) {
   );
 }
 
-/** The range of the trend: an hour before the opening to the close (and a little after), or to now. */
+/**
+ * The range of the trend: an hour before the opening to the close (and a little after), or to now.
+ * @param {AlertDetail} alert
+ */
 function defaultRange(alert) {
   const start = Date.parse(alert.start_time);
   const end = alert.end_time ? Date.parse(alert.end_time) : null;
@@ -195,12 +222,15 @@ function defaultRange(alert) {
   return { from: start - HOUR_MS, to: end === null ? now : Math.min(now, end + 10 * MINUTE_MS), live: end === null };
 }
 
+/** @type {Record<string, string>} */
 const SEV_COLOR = { high: THRESHOLD_COLORS.high, medium: THRESHOLD_COLORS.medium, low: THRESHOLD_COLORS.low };
 
+/** @param {{ alert: AlertDetail, watched: Watched, range: { from: number, to: number, live: boolean }, onZoom: (from: number, to: number) => void, width: number }} props */
 function TagTrend({ alert, watched, range, onZoom, width }) {
   const points = pointsFor(width - 20);
   // A live alert's chart follows the clock: the range's end moves to now at each refresh.
   const to = range.live ? Math.max(range.to, Date.now()) : range.to;
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").History>} */
   const { data, error } = useData(
     () =>
       get(`/_cm/monitors/${encodeURIComponent(watched.monitor_id)}/_history`, {
@@ -252,6 +282,7 @@ function TagTrend({ alert, watched, range, onZoom, width }) {
   </div>`;
 }
 
+/** @param {{ alert: AlertDetail, user: User }} props */
 function Trend({ alert, user }) {
   const watched = useData(() => loadWatched(alert, user), [alert._id]);
   const [zoom, setZoom] = useState(/** @type {{ from: number, to: number, live: boolean } | null} */ (null));
@@ -273,14 +304,19 @@ function Trend({ alert, user }) {
             watched=${w}
             range=${range}
             width=${width}
-            onZoom=${(from, to) => setZoom({ from, to, live: false })}
+            onZoom=${(/** @type {number} */ from, /** @type {number} */ to) => setZoom({ from, to, live: false })}
           />`,
         )
       : null}
   </section>`;
 }
 
+/**
+ * `#/alerts/<alert_id>`: `id` is the alert's.
+ * @param {import("../../lib/types.js").PageProps & { id: string }} props
+ */
 export function AlertPage({ id, user }) {
+  /** @type {import("../../lib/ui.js").Data<AlertDetail>} */
   const { data: alert, error, reload } = useData(() => get(alertPath(id)), [id], REFRESH_MS);
   const title = alert ? `Alert: ${alert.trigger_name}` : "Alert";
   const tools = html`<a href="#/alerts">← All alerts</a>`;

@@ -8,6 +8,16 @@ import { queryString, post } from "../../lib/api.js";
 import { AckState, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
 import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "../../lib/ui.js";
 
+/** @typedef {import("../../lib/types.js").Alert} Alert */
+/** @typedef {import("../../lib/types.js").PlaceSite} PlaceSite */
+/** @typedef {import("preact").ComponentChildren} Children */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/**
+ * The board's filters, as the hash query holds them ("" for none; `since` a key of SINCE).
+ * @typedef {{ site_id: string, plant_id: string, function_id: string, severity: string, state: string, ack_state: string, watchers: string, since: string }} Filters
+ */
+/** @typedef {(label: string, key: string, value: string, options: Children) => Children} FilterSelect */
+
 const REFRESH_MS = 2500;
 const PAGE = 200;
 const BULK_MAX = 500; // the bulk acknowledge's most ids per request (the service refuses more)
@@ -22,9 +32,13 @@ const SINCE = [
 const DAY_MS = 86_400_000;
 const STANDING_FROM = "2000-01-01T00:00:00Z"; // before any alert: the active ones of all time
 /** The range of a `since` key; filtersOf keeps only keys of SINCE, so there is always one. */
-const sinceOf = (key) => /** @type {[string, string, number]} */ (SINCE.find(([k]) => k === key));
+const sinceOf = (/** @type {string} */ key) => /** @type {[string, string, number]} */ (SINCE.find(([k]) => k === key));
 
-/** The filters of the hash query, with their defaults. */
+/**
+ * The filters of the hash query, with their defaults.
+ * @param {Record<string, string>} query
+ * @returns {Filters}
+ */
 function filtersOf(query) {
   return {
     site_id: query.site_id ?? "",
@@ -38,7 +52,10 @@ function filtersOf(query) {
   };
 }
 
-/** Changing a filter is a new hash: the view re-reads it, and the back button goes back to the old filter. */
+/**
+ * Changing a filter is a new hash: the view re-reads it, and the back button goes back to the old filter.
+ * @param {Filters} filters
+ */
 function setFilters(filters) {
   const { since, ...rest } = filters;
   location.hash = `#/alerts${queryString({ ...rest, since: since === "7d" ? "" : since })}`;
@@ -49,8 +66,13 @@ function setFilters(filters) {
  * then active acknowledged, then returned to normal but unacknowledged, then the rest; by
  * severity within each, newest first.
  */
-const GROUP = (a) => (a.state === "active" ? 0 : 2) + (a.ack_state === "acknowledged" ? 1 : 0);
+const GROUP = (/** @type {Alert} */ a) => (a.state === "active" ? 0 : 2) + (a.ack_state === "acknowledged" ? 1 : 0);
+/** @type {Record<string, number>} */
 const SEV_ORDER = { high: 0, medium: 1, low: 2 };
+/**
+ * @param {Alert} a
+ * @param {Alert} b
+ */
 function byAttention(a, b) {
   return GROUP(a) - GROUP(b) || (SEV_ORDER[sevKey(a)] ?? 3) - (SEV_ORDER[sevKey(b)] ?? 3) || Date.parse(b.start_time) - Date.parse(a.start_time);
 }
@@ -61,23 +83,26 @@ const stateOptions = () => html`<option value="">Active and closed</option><opti
 const ackOptions = () => html`<option value="">Either</option><option value="unacknowledged">Unacknowledged</option><option value="acknowledged">Acknowledged</option>`;
 const watcherOptions = () => html`<option value="">All</option><option value="user">Users' watchers</option><option value="system">Gateway thresholds (system)</option>`;
 
+/** @param {{ filters: Filters, places: PlaceSite[] | null | undefined }} props */
 function Filters({ filters, places }) {
   if (places === null) return html`<${OtherFilters} filters=${filters} places=${places} />`;
   const plant = filters.plant_id || plantOfFunction(places, filters.function_id)?.plant_id || "";
   const plants = plantsOf(places);
+  /** @type {(import("../../lib/types.js").PlantFunction & { plant_name?: string })[]} */
   const functions = plant ? (plants.find((p) => p.plant_id === plant)?.functions ?? []) : plants.flatMap((p) => p.functions.map((f) => ({ ...f, plant_name: p.plant_name })));
-  const change = (key) => (event) => {
+  const change = (/** @type {string} */ key) => (/** @type {ControlEvent<HTMLSelectElement>} */ event) => {
     const value = event.currentTarget.value;
     const next = { ...filters, [key]: value };
     if (key === "plant_id") next.function_id = "";
     if (key === "function_id" && value) next.plant_id = plantOfFunction(places, value)?.plant_id ?? next.plant_id;
     setFilters(next);
   };
+  /** @type {FilterSelect} */
   const select = (label, key, value, options) => html`<div class="field">
     <label for=${`af-${key}`}>${label}</label>
     <select id=${`af-${key}`} value=${value} onChange=${change(key)}>${options}</select>
   </div>`;
-  return html`<form class="alert-filters row" aria-label="Filters" onSubmit=${(e) => e.preventDefault()}>
+  return html`<form class="alert-filters row" aria-label="Filters" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
     ${select(
       "Plant",
       "plant_id",
@@ -120,14 +145,16 @@ function Filters({ filters, places }) {
 /**
  * The filters without the place: for a user who may not read the configuration, the plants and
  * functions cannot be listed; the place is the one the link names.
+ * @param {{ filters: Filters, places: PlaceSite[] | null | undefined }} props
  */
 function OtherFilters({ filters, places }) {
-  const change = (key) => (event) => setFilters({ ...filters, [key]: event.currentTarget.value });
+  const change = (/** @type {string} */ key) => (/** @type {ControlEvent<HTMLSelectElement>} */ event) => setFilters({ ...filters, [key]: event.currentTarget.value });
+  /** @type {FilterSelect} */
   const select = (label, key, value, options) => html`<div class="field">
     <label for=${`af-${key}`}>${label}</label>
     <select id=${`af-${key}`} value=${value} onChange=${change(key)}>${options}</select>
   </div>`;
-  return html`<form class="alert-filters row" aria-label="Filters" onSubmit=${(e) => e.preventDefault()}>
+  return html`<form class="alert-filters row" aria-label="Filters" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
     ${select("Severity", "severity", filters.severity, severityOptions())}
     ${select("State", "state", filters.state, stateOptions())}
     ${select("Acknowledged", "ack_state", filters.ack_state, ackOptions())}
@@ -139,13 +166,16 @@ function OtherFilters({ filters, places }) {
   </form>`;
 }
 
-/** Counts a person reads before the table: what is active, what still wants acknowledging. */
+/**
+ * Counts a person reads before the table: what is active, what still wants acknowledging.
+ * @param {{ alerts: Alert[], total: number }} props
+ */
 function Summary({ alerts, total }) {
   const active = alerts.filter((a) => a.state === "active");
   const unack = alerts.filter((a) => a.ack_state !== "acknowledged");
-  const bySev = (list) =>
+  const bySev = (/** @type {Alert[]} */ list) =>
     ["high", "medium", "low"]
-      .map((s) => [s, list.filter((a) => sevKey(a) === s).length])
+      .map((s) => /** @type {[string, number]} */ ([s, list.filter((a) => sevKey(a) === s).length]))
       .filter(([, n]) => n > 0)
       .map(([s, n]) => html` <span class="count"><${Severity} level=${s} /> ${n}</span>`);
   const shown = `showing ${alerts.length}${total > alerts.length ? ` of ${total}` : ""} alert${total === 1 ? "" : "s"}`;
@@ -154,7 +184,10 @@ function Summary({ alerts, total }) {
   </p>`;
 }
 
-/** A start time as short as it can be read: the time of day today, with the date before. */
+/**
+ * A start time as short as it can be read: the time of day today, with the date before.
+ * @param {string} iso
+ */
 function shortTime(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
@@ -163,12 +196,13 @@ function shortTime(iso) {
   return today ? clock : `${d.toLocaleDateString(undefined, { month: "short", day: "numeric" })}, ${clock}`;
 }
 
+/** @param {{ alert: Alert, selected: boolean, onSelect: (id: string, on: boolean) => void, onAck: (alert: Alert) => void, busy: boolean }} props */
 function AlertRow({ alert, selected, onSelect, onAck, busy }) {
   const unacked = alert.ack_state !== "acknowledged";
   const cls = [`sevrow sevrow-${sevKey(alert)}`, unacked ? "unack" : "", alert.state === "closed" && !unacked ? "settled" : "", alert.shelved_until ? "shelved" : ""].join(" ");
   return html`<tr class=${cls}>
     <td class="pick">
-      <input type="checkbox" checked=${selected} onChange=${(e) => onSelect(alert._id, e.currentTarget.checked)} aria-label=${`Select ${alert.trigger_name}, ${time(alert.start_time)}`} />
+      <input type="checkbox" checked=${selected} onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => onSelect(alert._id, e.currentTarget.checked)} aria-label=${`Select ${alert.trigger_name}, ${time(alert.start_time)}`} />
     </td>
     <td><${Severity} level=${sevKey(alert)} /></td>
     <td class="what">
@@ -184,10 +218,11 @@ function AlertRow({ alert, selected, onSelect, onAck, busy }) {
   </tr>`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function AlertBoard({ user, route }) {
   const filters = filtersOf(route.query);
   const [limit, setLimit] = useState(PAGE);
-  const [selected, setSelected] = useState(() => new Set());
+  const [selected, setSelected] = useState(() => /** @type {Set<string>} */ (new Set()));
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState(/** @type {string | null} */ (null));
   const [actionError, setActionError] = useState(/** @type {unknown} */ (null));
@@ -221,6 +256,7 @@ export function AlertBoard({ user, route }) {
   // Only what is still on the board can be acknowledged from it.
   const picked = [...selected].filter((id) => shown.has(id));
 
+  /** @param {() => Promise<string>} work */
   const act = async (work) => {
     setBusy(true);
     setActionError(null);
@@ -234,7 +270,7 @@ export function AlertBoard({ user, route }) {
       setBusy(false);
     }
   };
-  const ackOne = (alert) => act(async () => `${alert.trigger_name}: ${await post(`/_alerting/alerts/${encodeURIComponent(alert._id)}/_ack`, {})}`);
+  const ackOne = (/** @type {Alert} */ alert) => act(async () => `${alert.trigger_name}: ${await post(`/_alerting/alerts/${encodeURIComponent(alert._id)}/_ack`, {})}`);
   const ackSelected = () =>
     act(async () => {
       let acknowledged = 0;
@@ -242,6 +278,7 @@ export function AlertBoard({ user, route }) {
       setSelected(new Set());
       return `Acknowledged: ${acknowledged} of ${picked.length} selected`;
     });
+  /** @type {(id: string, on: boolean) => void} */
   const onSelect = (id, on) =>
     setSelected((s) => {
       const next = new Set(s);
@@ -281,7 +318,7 @@ export function AlertBoard({ user, route }) {
                           type="checkbox"
                           aria-label="Select all"
                           checked=${allPicked}
-                          onChange=${(e) => setSelected(e.currentTarget.checked ? new Set(alerts.map((a) => a._id)) : new Set())}
+                          onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => setSelected(e.currentTarget.checked ? new Set(alerts.map((a) => a._id)) : new Set())}
                         />
                       </th>
                       <th scope="col">Severity</th>

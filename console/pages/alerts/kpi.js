@@ -14,20 +14,45 @@ const LIST_PAGE = 1000; // the list's most items per request
 const LIST_PAGES = 20; // per kind of watcher: the chart reads at most 20,000 openings of each
 const DAY_MS = 86_400_000;
 
-/** The hash query's place and range; a date is YYYY-MM-DD in the browser's zone. */
+/** @typedef {import("../../lib/types.js").Kpi} Kpi */
+/** @typedef {import("../../lib/types.js").KpiTrigger} KpiTrigger */
+/** @typedef {import("../../lib/types.js").KpiChattering} KpiChattering */
+/** @typedef {import("../../lib/types.js").KpiStale} KpiStale */
+/** @typedef {import("../../lib/types.js").PlaceSite} PlaceSite */
+/** @typedef {import("../../lib/alerts.js").PlaceKey} PlaceKey */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/**
+ * The place and range chosen (texts; "" for none).
+ * @typedef {{ plant_id: string, function_id: string, site_id: string, from: string, to: string }} Choice
+ */
+/**
+ * The openings of a range: their start times (epoch ms), the watchers' names by id, and whether
+ * every opening was read.
+ * @typedef {{ starts: number[], watchers: Map<string, string>, complete: boolean }} Openings
+ */
+
+/**
+ * The hash query's place and range; a date is YYYY-MM-DD in the browser's zone.
+ * @param {Record<string, string>} query
+ * @param {PlaceSite[] | null | undefined} places
+ * @returns {Choice}
+ */
 function choiceOf(query, places) {
   const function_id = query.function_id ?? "";
   const plant_id = query.plant_id || plantOfFunction(places, function_id)?.plant_id || (query.site_id ? "" : plantsOf(places)[0]?.plant_id) || "";
   return { plant_id, function_id, site_id: query.site_id ?? "", from: query.from ?? "", to: query.to ?? "" };
 }
 
-const dayStart = (date) => new Date(`${date}T00:00:00`).getTime();
-const dateOf = (ms) => {
+const dayStart = (/** @type {string} */ date) => new Date(`${date}T00:00:00`).getTime();
+const dateOf = (/** @type {number} */ ms) => {
   const d = new Date(ms);
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 };
 
-/** The range asked for: whole days from `from` to the end of `to` (not after now); none given: the API's default. */
+/**
+ * The range asked for: whole days from `from` to the end of `to` (not after now); none given: the API's default.
+ * @param {Choice} choice
+ */
 function rangeOf(choice) {
   const now = Date.now();
   const to = choice.to ? Math.min(now, dayStart(choice.to) + DAY_MS - 1) : undefined;
@@ -41,9 +66,14 @@ function rangeOf(choice) {
  * too coarse to show a flood (10 in 10 minutes) and blind to a plant. The list gives each
  * alert's start, which is bucketed here into the KPI's own windows (from `from`), so the chart's
  * highest bar is the answer's `per_10min_peak`. Both kinds of watcher are read, as the KPI counts both.
+ * @param {PlaceKey} key
+ * @param {{ from: string, to: string }} range
+ * @returns {Promise<Openings>}
  */
 async function openingsOf(key, range) {
+  /** @type {number[]} */
   const starts = [];
+  /** @type {Map<string, string>} */
   const watchers = new Map(); // the bad actors name their watcher by id; the list names it
   let complete = true;
   for (const hidden of [0, 1]) {
@@ -66,6 +96,10 @@ async function openingsOf(key, range) {
 /**
  * Windows to bars: one bar per window when they fit the chart's pixels; else each bar spans
  * several windows and shows the highest window among them, so a flood is never averaged away.
+ * @param {number[]} starts
+ * @param {number} from
+ * @param {number} to
+ * @param {number} width
  */
 export function rateSeries(starts, from, to, width) {
   const windows = Math.max(1, Math.ceil((to - from) / WINDOW_MS));
@@ -75,7 +109,9 @@ export function rateSeries(starts, from, to, width) {
     counts[Math.min(windows - 1, Math.floor((s - from) / WINDOW_MS))] += 1;
   }
   const per = Math.max(1, Math.ceil(windows / pointsFor(width)));
+  /** @type {number[]} */
   const times = [];
+  /** @type {number[]} */
   const values = [];
   for (let i = 0; i < windows; i += per) {
     times.push(from + i * WINDOW_MS);
@@ -88,8 +124,10 @@ export function rateSeries(starts, from, to, width) {
  * lib/chart.js's BarChart with the flood line always in view: its y scale fits the bars only, so
  * in a calm month the line at 10 would fall off the top; here the scale reaches past it, and
  * the headroom to a flood is seen at a glance.
+ * @param {{ times: number[], values: number[], height?: number }} props
  */
 function RateBarChart({ times, values, height = 220 }) {
+  /** @type {import("uplot").AlignedData} */
   const data = [times.map((t) => t / 1000), values];
   const box = usePlot(
     (width) => ({
@@ -129,7 +167,10 @@ function RateBarChart({ times, values, height = 220 }) {
   return html`<div class="chart" ref=${box} role="img" aria-label=${`Alerts opened per 10 minutes, ${values.length} bars, highest ${peak}`}></div>`;
 }
 
-/** A figure beside its target; the tone says (in a word, with a symbol) when it is off. */
+/**
+ * A figure beside its target; the tone says (in a word, with a symbol) when it is off.
+ * @param {{ label: string, value: import("preact").ComponentChildren, target: string, off?: string | null, word?: string }} props
+ */
 function Figure({ label, value, target, off, word }) {
   return html`<div class="figure card">
     <div class="figure-label">${label}</div>
@@ -138,6 +179,7 @@ function Figure({ label, value, target, off, word }) {
   </div>`;
 }
 
+/** @param {{ kpi: Kpi }} props */
 function Figures({ kpi }) {
   const avgTone = kpi.per_10min_avg > 2 ? "alarm" : kpi.per_10min_avg > 1 ? "warning" : null;
   const p = kpi.priority_distribution;
@@ -173,6 +215,7 @@ function Figures({ kpi }) {
   </div>`;
 }
 
+/** @param {{ kpi: Kpi, openings: import("../../lib/ui.js").Data<Openings | undefined> }} props */
 function RateChart({ kpi, openings }) {
   const from = Date.parse(kpi.from);
   const to = Date.parse(kpi.to);
@@ -181,6 +224,7 @@ function RateChart({ kpi, openings }) {
   return html`<div ref=${ref}>${width > 0 ? html`<${RateBars} data=${data} error=${error} from=${from} to=${to} width=${width} />` : null}</div>`;
 }
 
+/** @param {{ data: Openings | undefined, error: unknown, from: number, to: number, width: number }} props */
 function RateBars({ data, error, from, to, width }) {
   if (error) return html`<${ErrorNote} error=${error} />`;
   if (!data) return html`<${Loading} what="Counting the openings" />`;
@@ -195,6 +239,7 @@ function RateBars({ data, error, from, to, width }) {
   </div>`;
 }
 
+/** @param {{ kpi: Kpi, names: Map<string, string> }} props */
 function BadActors({ kpi, names }) {
   return html`<div class="kpi-lists">
     <section aria-labelledby="bad-title">
@@ -203,12 +248,12 @@ function BadActors({ kpi, names }) {
         caption="The 10 triggers that opened the most alerts"
         empty="No alert in the range."
         rows=${kpi.top_triggers}
-        rowKey=${(r) => `${r.watcher_id}|${r.trigger_id}`}
+        rowKey=${(/** @type {KpiTrigger} */ r) => `${r.watcher_id}|${r.trigger_id}`}
         columns=${[
-          { label: "Trigger", cell: (r) => r.trigger_name },
-          { label: "Watcher", cell: (r) => names.get(r.watcher_id) ?? html`<span class="muted small">${r.watcher_id}</span>` },
-          { label: "Alerts", num: true, cell: (r) => num(r.count) },
-          { label: "Share", num: true, cell: (r) => `${num(r.percent)} %` },
+          { label: "Trigger", cell: (/** @type {KpiTrigger} */ r) => r.trigger_name },
+          { label: "Watcher", cell: (/** @type {KpiTrigger} */ r) => names.get(r.watcher_id) ?? html`<span class="muted small">${r.watcher_id}</span>` },
+          { label: "Alerts", num: true, cell: (/** @type {KpiTrigger} */ r) => num(r.count) },
+          { label: "Share", num: true, cell: (/** @type {KpiTrigger} */ r) => `${num(r.percent)} %` },
         ]}
       />
     </section>
@@ -218,10 +263,10 @@ function BadActors({ kpi, names }) {
         caption="Triggers that opened 3 or more alerts within 60 s"
         empty="No chattering trigger."
         rows=${kpi.chattering}
-        rowKey=${(r) => r.trigger_id}
+        rowKey=${(/** @type {KpiChattering} */ r) => r.trigger_id}
         columns=${[
-          { label: "Trigger", cell: (r) => html`<${Status} tone="warning">${r.trigger_name}</${Status}>` },
-          { label: "Alerts", num: true, cell: (r) => num(r.count) },
+          { label: "Trigger", cell: (/** @type {KpiChattering} */ r) => html`<${Status} tone="warning">${r.trigger_name}</${Status}>` },
+          { label: "Alerts", num: true, cell: (/** @type {KpiChattering} */ r) => num(r.count) },
         ]}
       />
     </section>
@@ -231,25 +276,28 @@ function BadActors({ kpi, names }) {
         caption="Alerts active for more than 24 h"
         empty="No stale alert."
         rows=${kpi.stale}
-        rowKey=${(r) => r.alert_id}
+        rowKey=${(/** @type {KpiStale} */ r) => r.alert_id}
         columns=${[
-          { label: "Alert", cell: (r) => html`<a href=${alertHref(r.alert_id)}>${r.trigger_name}</a>` },
-          { label: "Active for", num: true, cell: (r) => num(r.active_hours, "h", 1) },
+          { label: "Alert", cell: (/** @type {KpiStale} */ r) => html`<a href=${alertHref(r.alert_id)}>${r.trigger_name}</a>` },
+          { label: "Active for", num: true, cell: (/** @type {KpiStale} */ r) => num(r.active_hours, "h", 1) },
         ]}
       />
     </section>
   </div>`;
 }
 
+/** @param {{ choice: Choice, places: PlaceSite[] | null, kpi: Kpi | undefined }} props */
 function Chooser({ choice, places, kpi }) {
   const plants = plantsOf(places);
   const functions = plants.find((p) => p.plant_id === choice.plant_id)?.functions ?? [];
+  /** @param {ControlEvent<HTMLFormElement>} event */
   const submit = (event) => {
     event.preventDefault();
     const form = Object.fromEntries(new FormData(event.currentTarget).entries());
     location.hash = `#/alerts/kpi${queryString(form)}`;
   };
   // A new plant's functions are others: the function falls back to the whole plant.
+  /** @param {ControlEvent<HTMLSelectElement>} event */
   const plantChanged = (event) => {
     location.hash = `#/alerts/kpi${queryString({ ...choice, plant_id: event.currentTarget.value, function_id: "" })}`;
   };
@@ -286,13 +334,17 @@ function Chooser({ choice, places, kpi }) {
   </form>`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function AlertKpi({ user, route }) {
   const places = useData(() => loadPlaces(user), [user.username]);
   const choice = choiceOf(route.query, places.data);
+  /** @type {PlaceKey | null} */
   const place = choice.function_id ? { function_id: choice.function_id } : choice.plant_id ? { plant_id: choice.plant_id } : choice.site_id ? { site_id: choice.site_id } : null;
   const range = rangeOf(choice);
+  /** @type {import("../../lib/ui.js").Data<Kpi | undefined>} */
   const { data: kpi, error } = useData(() => (place ? get("/_alerting/alerts/_kpi", { ...place, ...range }) : Promise.resolve(undefined)), [JSON.stringify(place), range.from, range.to]);
-  const openings = useData(() => (kpi ? openingsOf(place, { from: kpi.from, to: kpi.to }) : Promise.resolve(undefined)), [JSON.stringify(place), kpi?.from, kpi?.to]);
+  // A KPI answer is asked for with a place only.
+  const openings = useData(() => (kpi ? openingsOf(/** @type {PlaceKey} */ (place), { from: kpi.from, to: kpi.to }) : Promise.resolve(undefined)), [JSON.stringify(place), kpi?.from, kpi?.to]);
   const tools = html`<${AlertTabs} current="kpi" />`;
   return html`<${Page} title="Alarm performance" tools=${tools}>
     <${ErrorNote} error=${places.error} />

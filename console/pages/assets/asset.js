@@ -9,6 +9,10 @@ import { Sparkline, TrendSection, limitOf } from "./trend.js";
 import { SpectrumSection } from "./spectrum.js";
 import { ErrorNote, Loading, Page, Status, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
 
+/** @typedef {import("../../lib/types.js").AssetMonitor} AssetMonitor */
+/** @typedef {import("../../lib/types.js").MonitorLatest} MonitorLatest */
+/** @typedef {import("../../lib/types.js").TagValue} TagValue */
+
 const VALUES_MS = 5_000;
 const HEALTH_MS = 10_000;
 const SUMMARY_MS = 30_000;
@@ -19,13 +23,18 @@ const NOT_TAGS = new Set(["monitor_id", "monitor_name", "timestamp"]);
 /**
  * The asset's monitors with their tags (units, thresholds) from the configuration (ops 21, 20).
  * A user without the Configuration module reads them from the latest values (op 72): names only.
+ * @param {string} assetId
+ * @returns {Promise<AssetMonitor[]>}
  */
 async function loadMonitors(assetId) {
   try {
+    /** @type {import("../../lib/types.js").Monitor[]} */
     const list = await get("/_config/monitors/_list", { asset_id: assetId });
+    /** @type {import("../../lib/types.js").Monitor[]} */
     const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
     return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway }));
   } catch (e) {
+    /** @type {MonitorLatest[]} */
     const latest = await get("/_cm/monitors/_list", { asset_id: assetId }).catch(() => {
       throw e;
     });
@@ -44,6 +53,9 @@ async function loadMonitors(assetId) {
  * A value's state in words beside its colour (ISA-101: never colour alone). Past warning and past
  * caution are abnormal and coloured; above operational is still normal for the service (its asset
  * status counts it so), so it stays grey and says so in words.
+ * @param {string | undefined} color
+ * @param {number | null | undefined} value
+ * @returns {{ tone: string, word: string }}
  */
 export function valueState(color, value) {
   if (value === null || value === undefined) return { tone: "stale", word: "No data" };
@@ -61,12 +73,17 @@ export function valueState(color, value) {
   }
 }
 
+/**
+ * @param {import("../../lib/types.js").Thresholds} thresholds
+ * @param {string} unit
+ */
 function limitsText(thresholds, unit) {
   const parts = ["operational", "caution", "warning"].map((k) => [k, limitOf(thresholds, k)]).filter(([, v]) => v !== undefined);
   if (parts.length === 0) return html`<span class="muted">none</span>`;
   return html`${parts.map(([k, v], i) => html`<span class="limit"><span class="small muted">${k}</span> ${num(v, unit)}</span>${i < parts.length - 1 ? " · " : ""}`)}`;
 }
 
+/** @param {{ asset: import("../../lib/types.js").AssetDetail | undefined, cm: import("../../lib/types.js").AssetHealth | null | undefined, summary: import("../../lib/types.js").FaultSummary[] | undefined }} props */
 function AssetFacts({ asset, cm, summary }) {
   const attrs = asset?.attributes ?? {};
   const facts = [
@@ -110,8 +127,12 @@ function AssetFacts({ asset, cm, summary }) {
   </div>`;
 }
 
-/** The latest value of every tag of every monitor, refreshed every few seconds, a trend beside each. */
+/**
+ * The latest value of every tag of every monitor, refreshed every few seconds, a trend beside each.
+ * @param {{ assetId: string, monitors: AssetMonitor[], onTrend: (sel: { monitor_id: string, tag: string }) => void, selected: { monitor_id: string, tag: string } | null }} props
+ */
 function LatestValues({ assetId, monitors, onTrend, selected }) {
+  /** @type {import("../../lib/ui.js").Data<MonitorLatest[]>} */
   const { data, error } = useData(() => get("/_cm/monitors/_list", { asset_id: assetId }), [assetId], VALUES_MS);
   const byMonitor = new Map((data ?? []).map((m) => [m.monitor_id, m]));
   return html`<div class="values">
@@ -128,7 +149,7 @@ function LatestValues({ assetId, monitors, onTrend, selected }) {
           <th scope="col"><span class="visually-hidden">Trend</span></th>
         </tr>
       </thead>
-      ${monitors.map((m) => {
+      ${monitors.map((/** @type {AssetMonitor} */ m) => {
         const latest = byMonitor.get(m.monitor_id);
         return html`<tbody key=${m.monitor_id}>
           <tr class="monitor-row">
@@ -137,7 +158,8 @@ function LatestValues({ assetId, monitors, onTrend, selected }) {
             </th>
           </tr>
           ${m.tags.map((t) => {
-            const v = latest?.[t.tag_name];
+            // A tag name's key holds its TagValue (the item's other keys are not tag names).
+            const v = /** @type {TagValue | undefined} */ (latest?.[t.tag_name]);
             const state = valueState(v?.color, v?.value);
             const isShown = selected?.monitor_id === m.monitor_id && selected?.tag === t.tag_name;
             return html`<tr key=${t.tag_name} class=${`tag-row tone-row-${state.tone}`} data-tag=${t.tag_name}>
@@ -159,11 +181,17 @@ function LatestValues({ assetId, monitors, onTrend, selected }) {
   </div>`;
 }
 
-/** `#/assets/<asset_id>`: `id` is the asset's. */
+/**
+ * `#/assets/<asset_id>`: `id` is the asset's.
+ * @param {import("../../lib/types.js").PageProps & { id: string }} props
+ */
 export function AssetPage({ user, id: assetId }) {
   const cmModule = user.modules.includes("Condition Monitoring");
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").AssetDetail>} */
   const asset = useData(() => get(`/_config/assets/${encodeURIComponent(assetId)}`), [assetId]);
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").AssetHealth | null>} */
   const cm = useData(() => (cmModule ? get(`/_cm/assets/${encodeURIComponent(assetId)}`) : Promise.resolve(null)), [assetId], HEALTH_MS);
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").FaultSummary[]>} */
   const summary = useData(() => (cmModule ? get("/_cm/fft/_summary", { asset_id: assetId }) : Promise.resolve([])), [assetId], SUMMARY_MS);
   const monitors = useData(() => loadMonitors(assetId), [assetId]);
   const [trend, setTrend] = useState(/** @type {{ monitor_id: string, tag: string } | null} */ (null));
@@ -173,6 +201,7 @@ export function AssetPage({ user, id: assetId }) {
   const place = asset.data ? `${asset.data.site_name} › ${asset.data.plant_name} › ${asset.data.function_name}` : "";
   const tools = html`<a href=${href("assets")}>All assets</a><span class="muted small">${place}</span>`;
   const mons = monitors.data ?? [];
+  /** @param {{ monitor_id: string, tag: string }} sel */
   const chooseTrend = (sel) => {
     setTrend(sel);
     document.getElementById("trend-title")?.scrollIntoView({ block: "start", behavior: "smooth" });
@@ -199,7 +228,7 @@ export function AssetPage({ user, id: assetId }) {
             monitors=${mons}
             selected=${trend}
             onSelect=${setTrend}
-            onPick=${(at) => setPicked({ at })}
+            onPick=${(/** @type {number} */ at) => setPicked({ at })}
             marker=${picked ? { at: picked.at, label: "spectrum", color: "#1a5fb4" } : null}
           />
         </section>`

@@ -8,11 +8,38 @@ import { ErrorNote, Field, Loading, Page, Status, Table, html, href, time, useDa
 
 const REFRESH_MS = 10_000;
 
-/** Sites → plants → functions of the caller's scope: the choices of the filter. */
+/** @typedef {import("../../lib/types.js").Site} Site */
+/** @typedef {import("../../lib/types.js").Plant} Plant */
+/** @typedef {import("../../lib/types.js").PlantFunction} PlantFunction */
+/** @typedef {import("../../lib/types.js").AssetHealth} AssetHealth */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/**
+ * A site of the filter with its plants and their functions.
+ * @typedef {Site & { plants: (Plant & { functions: PlantFunction[] })[] }} SitePlaces
+ */
+/**
+ * The filter's place, from the hash query (undefined: all).
+ * @typedef {{ site_id?: string, plant_id?: string, function_id?: string }} AssetFilter
+ */
+/**
+ * A function the filter keeps, with its site and plant.
+ * @typedef {{ site: Site, plant: Plant, fn: PlantFunction }} ChosenFunction
+ */
+/**
+ * An asset of the list with its place's names and its CM health (none without the module).
+ * @typedef {import("../../lib/types.js").Asset & { health: AssetHealth | undefined }} AssetRow
+ */
+
+/**
+ * Sites → plants → functions of the caller's scope: the choices of the filter.
+ * @returns {Promise<SitePlaces[]>}
+ */
 async function loadPlaces() {
+  /** @type {Site[]} */
   const sites = await get("/_config/sites/_list");
   return Promise.all(
     sites.map(async (site) => {
+      /** @type {Plant[]} */
       const plants = await get("/_config/plants/_list", { site_id: site.site_id });
       return {
         ...site,
@@ -22,8 +49,13 @@ async function loadPlaces() {
   );
 }
 
-/** The functions the filter keeps, each with its site and plant. */
+/**
+ * The functions the filter keeps, each with its site and plant.
+ * @param {SitePlaces[]} places
+ * @param {AssetFilter} filter
+ */
 function chosenFunctions(places, { site_id, plant_id, function_id }) {
+  /** @type {ChosenFunction[]} */
   const out = [];
   for (const site of places) {
     if (site_id && site.site_id !== site_id) continue;
@@ -38,10 +70,16 @@ function chosenFunctions(places, { site_id, plant_id, function_id }) {
   return out;
 }
 
-/** The assets of those functions with their CM health (op 74), the requests of each function in parallel. */
+/**
+ * The assets of those functions with their CM health (op 74), the requests of each function in parallel.
+ * @param {ChosenFunction[]} functions
+ * @param {boolean} withHealth
+ * @returns {Promise<AssetRow[]>}
+ */
 async function loadAssets(functions, withHealth) {
   const lists = await Promise.all(
     functions.map(async ({ site, plant, fn }) => {
+      /** @type {[import("../../lib/types.js").Asset[], AssetHealth[]]} */
       const [assets, health] = await Promise.all([
         get("/_config/assets/_list", { function_id: fn.function_id }),
         withHealth ? get("/_cm/assets/_list", { function_id: fn.function_id }) : [],
@@ -53,10 +91,15 @@ async function loadAssets(functions, withHealth) {
   return lists.flat();
 }
 
+/** @type {Record<string, number>} */
 const RANK = { critical: 0, warning: 1 };
-const rankOf = (a) => RANK[a.health?.asset_status] ?? 2;
+// No health finds no rank (an object's `undefined` key is "undefined"): last.
+const rankOf = (/** @type {AssetRow} */ a) => RANK[/** @type {string} */ (a.health?.asset_status)] ?? 2;
 
-/** An asset's CM health: "Normal" in grey, "Warning"/"Critical" with colour and symbol. */
+/**
+ * An asset's CM health: "Normal" in grey, "Warning"/"Critical" with colour and symbol.
+ * @param {{ health: AssetHealth | undefined }} props
+ */
 export function AssetHealth({ health }) {
   if (!health) return html`<span class="muted">—</span>`;
   const status = health.asset_status;
@@ -65,16 +108,17 @@ export function AssetHealth({ health }) {
   return html`<${Status} tone=${tone}>${status[0].toUpperCase()}${status.slice(1)}</${Status}>`;
 }
 
+/** @param {{ places: SitePlaces[], filter: AssetFilter, onChange: (next: AssetFilter) => void }} props */
 function Filters({ places, filter, onChange }) {
   const sites = places;
   const plants = sites.filter((s) => !filter.site_id || s.site_id === filter.site_id).flatMap((s) => s.plants);
   const functions = plants.filter((p) => !filter.plant_id || p.plant_id === filter.plant_id).flatMap((p) => p.functions);
-  return html`<form class="row asset-filters" onSubmit=${(e) => e.preventDefault()} aria-label="Choose assets">
-    <${Field} label="Site" name="site_id" as="select" value=${filter.site_id ?? ""} onChange=${(e) => onChange({ site_id: e.currentTarget.value })}>
+  return html`<form class="row asset-filters" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()} aria-label="Choose assets">
+    <${Field} label="Site" name="site_id" as="select" value=${filter.site_id ?? ""} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => onChange({ site_id: e.currentTarget.value })}>
       <option value="">All sites</option>
       ${sites.map((s) => html`<option value=${s.site_id}>${s.site_name}</option>`)}
     </${Field}>
-    <${Field} label="Plant" name="plant_id" as="select" value=${filter.plant_id ?? ""} onChange=${(e) => onChange({ site_id: filter.site_id, plant_id: e.currentTarget.value })}>
+    <${Field} label="Plant" name="plant_id" as="select" value=${filter.plant_id ?? ""} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => onChange({ site_id: filter.site_id, plant_id: e.currentTarget.value })}>
       <option value="">All plants</option>
       ${plants.map((p) => html`<option value=${p.plant_id}>${p.plant_name}</option>`)}
     </${Field}>
@@ -83,7 +127,7 @@ function Filters({ places, filter, onChange }) {
       name="function_id"
       as="select"
       value=${filter.function_id ?? ""}
-      onChange=${(e) => onChange({ site_id: filter.site_id, plant_id: filter.plant_id, function_id: e.currentTarget.value })}
+      onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => onChange({ site_id: filter.site_id, plant_id: filter.plant_id, function_id: e.currentTarget.value })}
     >
       <option value="">All functions</option>
       ${functions.map((f) => html`<option value=${f.function_id}>${f.function_name}</option>`)}
@@ -91,24 +135,30 @@ function Filters({ places, filter, onChange }) {
   </form>`;
 }
 
-/** "3 assets: 1 critical, 2 normal". */
+/**
+ * "3 assets: 1 critical, 2 normal".
+ * @param {AssetRow[]} assets
+ */
 function countsOf(assets) {
+  /** @type {Record<string, number>} */
   const n = { critical: 0, warning: 0, normal: 0 };
   for (const a of assets) n[a.health?.asset_status || "normal"] = (n[a.health?.asset_status || "normal"] ?? 0) + 1;
   const parts = ["critical", "warning", "normal"].filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
   return `${assets.length} asset${assets.length === 1 ? "" : "s"}${parts.length ? `: ${parts.join(", ")}` : ""}`;
 }
 
+/** @param {{ assets: AssetRow[], withHealth: boolean }} props */
 function AssetTable({ assets, withHealth }) {
+  /** @type {import("../../lib/ui.js").Column<AssetRow>[]} */
   const columns = [
     { label: "Asset", cell: (a) => html`<a href=${href("assets", a.asset_id)}>${a.asset_name}</a>` },
     ...(withHealth
       ? [
-          { label: "Health", cell: (a) => html`<${AssetHealth} health=${a.health} />` },
-          { label: "Faults", cell: (a) => (a.health?.asset_faults?.length ? a.health.asset_faults.join(", ") : html`<span class="muted">none found</span>`) },
+          { label: "Health", cell: (/** @type {AssetRow} */ a) => html`<${AssetHealth} health=${a.health} />` },
+          { label: "Faults", cell: (/** @type {AssetRow} */ a) => (a.health?.asset_faults?.length ? a.health.asset_faults.join(", ") : html`<span class="muted">none found</span>`) },
           {
             label: "Event",
-            cell: (a) =>
+            cell: (/** @type {AssetRow} */ a) =>
               a.health?.event_id
                 ? html`${a.health.event_label} <span class="muted small">since ${time(Number(a.health.event_start) * 1000)} · ${a.health.event_status}</span>`
                 : html`<span class="muted">—</span>`,
@@ -122,9 +172,10 @@ function AssetTable({ assets, withHealth }) {
     { label: "Plant", cell: (a) => a.plant_name },
     { label: "Site", cell: (a) => a.site_name },
   ];
-  return html`<${Table} caption=${countsOf(assets)} columns=${columns} rows=${assets} rowKey=${(a) => a.asset_id} empty="No asset here." />`;
+  return html`<${Table} caption=${countsOf(assets)} columns=${columns} rows=${assets} rowKey=${(/** @type {AssetRow} */ a) => a.asset_id} empty="No asset here." />`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function AssetList({ user, route }) {
   const withHealth = user.modules.includes("Condition Monitoring");
   const filter = { site_id: route.query.site_id || undefined, plant_id: route.query.plant_id || undefined, function_id: route.query.function_id || undefined };
@@ -134,6 +185,7 @@ export function AssetList({ user, route }) {
   const fnKey = functions ? functions.map((f) => f.fn.function_id).join(",") : null;
   const assets = useData(() => (functions ? loadAssets(functions, withHealth) : Promise.resolve(undefined)), [fnKey, withHealth], REFRESH_MS);
   // The filter lives in the hash, so that a chosen plant survives a reload and the back button.
+  /** @param {AssetFilter} next */
   const choose = (next) => {
     const q = new URLSearchParams(Object.entries(next).filter(([, v]) => v));
     location.hash = `#/assets${q.toString() ? `?${q}` : ""}`;
@@ -150,7 +202,7 @@ export function AssetList({ user, route }) {
       ? html`<div class="card">
           <div class="row">
             <${Filters} places=${places.data} filter=${filter} onChange=${choose} />
-            <${Field} label="Find asset" name="find" type="search" value=${find} onInput=${(e) => setFind(e.currentTarget.value)} placeholder="name" />
+            <${Field} label="Find asset" name="find" type="search" value=${find} onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => setFind(e.currentTarget.value)} placeholder="name" />
           </div>
         </div>`
       : null}

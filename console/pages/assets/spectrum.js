@@ -22,16 +22,43 @@ const LABELLED_PEAKS = 6;
 const LISTED_PEAKS = 12;
 const CAPTURE_CHOICES = 200;
 
-/** The tag a vibration capture is most likely of: a velocity or acceleration unit, else the first. */
-export const vibrationTag = (monitor) => monitor?.tags.find((t) => /mm\/s|in\/s|^g$|m\/s²|m\/s2/i.test(t.tag_unit ?? ""))?.tag_name ?? monitor?.tags[0]?.tag_name;
+/** @typedef {import("../../lib/types.js").AssetMonitor} AssetMonitor */
+/** @typedef {import("../../lib/types.js").AssetTag} AssetTag */
+/** @typedef {import("../../lib/types.js").SpectrumBin} SpectrumBin */
+/** @typedef {import("../../lib/api.js").Failure} Failure */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/**
+ * One capture: its time (epoch ms, the service's answer), bins, refined peaks (null when they
+ * could not be read, with the reason).
+ * @typedef {{ ts: number | null, bins: SpectrumBin[], peaks: import("../../lib/types.js").SpectrumPeak[] | null, peaksError: Failure | null }} Capture
+ */
+/**
+ * A peak to mark: frequency (Hz) and amplitude.
+ * @typedef {{ freq: number, value: number }} Peak
+ */
+/**
+ * A trace of the waterfall: a capture's time (epoch ms) and bins.
+ * @typedef {{ ts: number, bins: SpectrumBin[] }} Trace
+ */
+/**
+ * The spectrum's choice: monitor, tag and axis.
+ * @typedef {{ monitor_id: string | undefined, tag: string | undefined, axis: string }} SpectrumChoice
+ */
 
-/** One capture's spectrum and peaks; `ts` is the capture the service answered with (X-Capture-Timestamp). */
+/** The tag a vibration capture is most likely of: a velocity or acceleration unit, else the first. */
+export const vibrationTag = (/** @type {AssetMonitor | undefined} */ monitor) => monitor?.tags.find((/** @type {AssetTag} */ t) => /mm\/s|in\/s|^g$|m\/s²|m\/s2/i.test(t.tag_unit ?? ""))?.tag_name ?? monitor?.tags[0]?.tag_name;
+
+/**
+ * One capture's spectrum and peaks; `ts` is the capture the service answered with (X-Capture-Timestamp).
+ * @param {{ monitor_id: string, tag: string, axis: string, timestamp: number }} capture
+ * @returns {Promise<Capture>}
+ */
 async function loadCapture({ monitor_id, tag, axis, timestamp }) {
   const query = { monitor_id, tag, axis, timestamp, nearest: "true" };
   const [spectrum, peaks] = await Promise.all([
     api("GET", "/_cm/fft/_spectrum", { query, raw: true }),
     // The peaks add the refined frequencies and the running speed; without them the flagged bins do.
-    api("GET", "/_cm/fft/_peaks", { query, raw: true }).catch((error) => ({ error })),
+    api("GET", "/_cm/fft/_peaks", { query, raw: true }).catch((/** @type {Failure} */ error) => ({ error })),
   ]);
   const ts = Number(spectrum.headers.get(CAPTURE_HEADER)) || null;
   const bins = await spectrum.json();
@@ -39,7 +66,11 @@ async function loadCapture({ monitor_id, tag, axis, timestamp }) {
   return { ts, bins, peaks: peakList, peaksError: peaks.error ?? null };
 }
 
-/** Peaks to mark: the service's refined peaks, else the bins it flagged `peak: true`; strongest first. */
+/**
+ * Peaks to mark: the service's refined peaks, else the bins it flagged `peak: true`; strongest first.
+ * @param {Capture} capture
+ * @returns {Peak[]}
+ */
 function peaksOf(capture) {
   if (capture.peaks && capture.peaks.length) return capture.peaks.map((p) => ({ freq: p.freq, value: p.tag_value }));
   return capture.bins
@@ -49,18 +80,24 @@ function peaksOf(capture) {
 }
 
 /** Running speed in Hz: `fundamental_freq` of the peaks (the asset's rotating_speed, else the service's own pick). */
-const runningSpeedOf = (capture) => {
+const runningSpeedOf = (/** @type {Capture} */ capture) => {
   const f = capture.peaks?.[0]?.fundamental_freq;
   return typeof f === "number" && f > 0 ? f : null;
 };
 
-const hz = (f) => num(f, "Hz", f < 100 ? 2 : 1);
+const hz = (/** @type {number} */ f) => num(f, "Hz", f < 100 ? 2 : 1);
 
-/** Labels over the plot, one per peak, lifted to a second or third row where they would overlap. */
+/**
+ * Labels over the plot, one per peak, lifted to a second or third row where they would overlap.
+ * @param {uPlot} u
+ * @param {HTMLElement} layer
+ * @param {Peak[]} peaks
+ */
 function placePeakLabels(u, layer, peaks) {
   layer.textContent = "";
   const rowsEnd = [-Infinity, -Infinity, -Infinity];
-  const [xMin, xMax] = [u.scales.x.min, u.scales.x.max];
+  // The x scale is set once the plot has data, which is when it draws.
+  const [xMin, xMax] = /** @type {[number, number]} */ ([u.scales.x.min, u.scales.x.max]);
   const shown = peaks.filter((p) => p.freq >= xMin && p.freq <= xMax).sort((a, b) => a.freq - b.freq);
   for (const p of shown) {
     const x = u.valToPos(p.freq, "x");
@@ -80,7 +117,11 @@ function placePeakLabels(u, layer, peaks) {
   }
 }
 
-/** Dashed verticals at 1×, 2×, 3× the running speed, each labelled with its order. */
+/**
+ * Dashed verticals at 1×, 2×, 3× the running speed, each labelled with its order.
+ * @param {uPlot} u
+ * @param {number | null} speed
+ */
 function drawSpeedCursors(u, speed) {
   if (!speed) return;
   const { ctx } = u;
@@ -94,7 +135,7 @@ function drawSpeedCursors(u, speed) {
   ctx.font = `${11 * dpr}px system-ui, sans-serif`;
   for (const k of [1, 2, 3]) {
     const f = k * speed;
-    if (f < u.scales.x.min || f > u.scales.x.max) continue;
+    if (f < /** @type {number} */ (u.scales.x.min) || f > /** @type {number} */ (u.scales.x.max)) continue;
     const x = u.valToPos(f, "x", true);
     ctx.beginPath();
     ctx.moveTo(x, top);
@@ -105,14 +146,18 @@ function drawSpeedCursors(u, speed) {
   ctx.restore();
 }
 
-/** Small triangles on the labelled peaks. */
+/**
+ * Small triangles on the labelled peaks.
+ * @param {uPlot} u
+ * @param {Peak[]} peaks
+ */
 function drawPeakMarks(u, peaks) {
   const { ctx } = u;
   const dpr = uPlot.pxRatio;
   ctx.save();
   ctx.fillStyle = GREY;
   for (const p of peaks) {
-    if (p.freq < u.scales.x.min || p.freq > u.scales.x.max) continue;
+    if (p.freq < /** @type {number} */ (u.scales.x.min) || p.freq > /** @type {number} */ (u.scales.x.max)) continue;
     const x = u.valToPos(p.freq, "x", true);
     const y = Math.max(u.bbox.top + 6 * dpr, u.valToPos(p.value, "y", true));
     ctx.beginPath();
@@ -128,6 +173,7 @@ function drawPeakMarks(u, peaks) {
 /**
  * A spectrum as a uPlot line from its bins: x in Hz (drag to zoom, double-click for the whole
  * range), y in the tag's unit; peaks labelled, running-speed cursors. Shows 0..`maxFreq` at first.
+ * @param {{ bins: SpectrumBin[], unit: string, peaks: Peak[], speed: number | null, maxFreq?: number, height?: number, label: string }} props
  */
 export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300, label }) {
   const box = useRef(/** @type {HTMLDivElement | null} */ (null));
@@ -200,7 +246,12 @@ export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300,
   return html`<div class="chart spectrum-chart" ref=${box} role="img" aria-label=${label}></div>`;
 }
 
-/** Per pixel column, the largest amplitude of the bins that fall in it (a spectrum's peaks survive). */
+/**
+ * Per pixel column, the largest amplitude of the bins that fall in it (a spectrum's peaks survive).
+ * @param {SpectrumBin[]} bins
+ * @param {number} fMax
+ * @param {number} columns
+ */
 function columnsOf(bins, fMax, columns) {
   const out = new Float32Array(columns);
   for (const b of bins) {
@@ -211,7 +262,11 @@ function columnsOf(bins, fMax, columns) {
   return out;
 }
 
-/** Round tick steps for a frequency axis of `fMax` over `px` pixels. */
+/**
+ * Round tick steps for a frequency axis of `fMax` over `px` pixels.
+ * @param {number} fMax
+ * @param {number} px
+ */
 function tickStep(fMax, px) {
   const raw = (fMax / Math.max(1, px)) * 80;
   const mag = 10 ** Math.floor(Math.log10(raw));
@@ -219,13 +274,16 @@ function tickStep(fMax, px) {
 }
 
 /** "Nov 25, 17:37:52": a capture's time where room is short (captures may be seconds apart). */
-const shortTime = (ms) => new Date(ms).toLocaleString(undefined, { month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+const shortTime = (/** @type {number} */ ms) => new Date(ms).toLocaleString(undefined, { month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 
 const WF = { left: 118, right: 16, top: 12, bottom: 30, rowGap: 20, traceH: 80, depth: 4 };
 
 /**
  * The waterfall: older captures behind and above, the newest in front; each trace hides what is
  * behind it. `traces` ascending by time. Answers the rows' baselines for hit-testing.
+ * @param {HTMLCanvasElement} canvas
+ * @param {Trace[]} traces
+ * @param {{ fMax: number, selectedTs: number | null | undefined, unit: string }} view
  */
 function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   const cssW = canvas.clientWidth || 800;
@@ -235,7 +293,8 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   canvas.width = Math.round(cssW * dpr);
   canvas.height = Math.round(cssH * dpr);
   canvas.style.height = `${cssH}px`;
-  const ctx = canvas.getContext("2d");
+  // A canvas element always has a 2d context (it is asked for no other).
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cssW, cssH);
   const plotW = Math.max(50, cssW - WF.left - WF.right - (rows - 1) * WF.depth);
@@ -244,6 +303,7 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   let top = 0;
   for (const c of cols) for (const v of c) if (v > top) top = v;
   top = top || 1;
+  /** @type {number[]} */
   const baselines = [];
   ctx.font = "11px system-ui, sans-serif";
   ctx.textBaseline = "middle";
@@ -289,7 +349,10 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   return baselines;
 }
 
-/** The last `count` captures of a tag and axis, stacked; a click on a trace opens that capture. */
+/**
+ * The last `count` captures of a tag and axis, stacked; a click on a trace opens that capture.
+ * @param {{ traces: Trace[], unit: string, fMax: number, selectedTs: number | null | undefined, onChoose: (ts: number) => void, label: string }} props
+ */
 export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
   const canvas = useRef(/** @type {HTMLCanvasElement | null} */ (null));
   const baselines = useRef(/** @type {number[]} */ ([]));
@@ -304,6 +367,7 @@ export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
     ro.observe(el);
     return () => ro.disconnect();
   }, [traces, fMax, selectedTs, unit]);
+  /** @param {MouseEvent} e */
   const click = (e) => {
     const y = e.offsetY;
     let best = -1;
@@ -324,32 +388,41 @@ export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
 const AXES = ["x", "y", "z"];
 const WATERFALL_COUNTS = [5, 10, 20];
 
-/** "Show up to" choices: multiples of the running speed when it is known, and the whole range. */
+/**
+ * "Show up to" choices: multiples of the running speed when it is known, and the whole range.
+ * @param {number | null} speed
+ * @param {number} fNyquist
+ */
 function rangeChoices(speed, fNyquist) {
+  /** @type {{ key: string, label: string, fMax: number }[]} */
   const out = [];
   if (speed) for (const k of [10, 20, 50]) if (k * speed < fNyquist) out.push({ key: `${k}x`, label: `${k}× running speed (${hz(k * speed)})`, fMax: k * speed });
   out.push({ key: "full", label: `Whole range (${hz(fNyquist)})`, fMax: fNyquist });
   return out;
 }
 
-/** The spectrum of one capture and the waterfall of the last ones, for a monitor, tag and axis. */
+/**
+ * The spectrum of one capture and the waterfall of the last ones, for a monitor, tag and axis.
+ * @param {{ monitors: AssetMonitor[], picked: { at: number } | null }} props
+ */
 export function SpectrumSection({ monitors, picked }) {
-  const withCaptures = monitors.filter((m) => m.tags.length > 0);
+  const withCaptures = monitors.filter((/** @type {AssetMonitor} */ m) => m.tags.length > 0);
   const [choice, setChoice] = useState(() => {
-    const m = withCaptures.find((x) => x.monitor_type === "condition-monitor") ?? withCaptures[0];
+    const m = withCaptures.find((/** @type {AssetMonitor} */ x) => x.monitor_type === "condition-monitor") ?? withCaptures[0];
     return { monitor_id: m?.monitor_id, tag: vibrationTag(m), axis: "x" };
   });
   // The capture asked for: a time (nearest=true) or null for the latest.
   const [asked, setAsked] = useState(/** @type {{ at: number, from?: string } | null} */ (null));
   const [rangeKey, setRangeKey] = useState("20x");
   const [count, setCount] = useState(10);
-  const monitor = withCaptures.find((m) => m.monitor_id === choice.monitor_id);
+  const monitor = withCaptures.find((/** @type {AssetMonitor} */ m) => m.monitor_id === choice.monitor_id);
 
   // A time picked on the trend: the capture nearest to it.
   useEffect(() => {
     if (picked) setAsked({ at: picked.at, from: "trend" });
   }, [picked]);
 
+  /** @type {import("../../lib/ui.js").Data<number[]>} */
   const captures = useData(
     () => (monitor ? get("/_cm/fft/_timestamps", { monitor_id: monitor.monitor_id, limit: CAPTURE_CHOICES }) : Promise.resolve([])),
     [monitor?.monitor_id],
@@ -368,7 +441,9 @@ export function SpectrumSection({ monitors, picked }) {
   const waterfall = useData(
     async () => {
       if (!monitor || !choice.tag || latestTs === null) return [];
+      /** @type {number[]} */
       const last = await get("/_cm/fft/_timestamps", { monitor_id: monitor.monitor_id, limit: count });
+      /** @type {SpectrumBin[][]} */
       const spectra = await Promise.all(last.map((ts) => get("/_cm/fft/_spectrum", { monitor_id: monitor.monitor_id, tag: choice.tag, axis: choice.axis, timestamp: ts })));
       return last.map((ts, i) => ({ ts, bins: spectra[i] })).filter((t) => t.bins.length > 0);
     },
@@ -377,32 +452,33 @@ export function SpectrumSection({ monitors, picked }) {
 
   if (withCaptures.length === 0) return html`<p class="muted">This asset has no monitor with tags.</p>`;
   const c = capture.data;
-  const unit = monitor?.tags.find((t) => t.tag_name === choice.tag)?.tag_unit ?? "";
+  const unit = monitor?.tags.find((/** @type {AssetTag} */ t) => t.tag_name === choice.tag)?.tag_unit ?? "";
   const speed = c ? runningSpeedOf(c) : null;
   const peaks = c ? peaksOf(c) : [];
   const fNyquist = c && c.bins.length ? c.bins[c.bins.length - 1].freq : 0;
   const ranges = rangeChoices(speed, fNyquist);
   const range = ranges.find((r) => r.key === rangeKey) ?? ranges[0];
-  const set = (patch) => setChoice((old) => ({ ...old, ...patch }));
+  const set = (/** @type {Partial<SpectrumChoice>} */ patch) => setChoice((old) => ({ ...old, ...patch }));
 
   return html`<div class="spectrum">
     <div class="row">
       <${Field} label="Spectrum monitor" name="fft_monitor" as="select" value=${choice.monitor_id}
-        onChange=${(e) => {
-          const m = withCaptures.find((x) => x.monitor_id === e.currentTarget.value);
+        onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
+          // The options are the monitors': one is found.
+          const m = /** @type {AssetMonitor} */ (withCaptures.find((x) => x.monitor_id === e.currentTarget.value));
           setAsked(null);
           set({ monitor_id: m.monitor_id, tag: vibrationTag(m) });
         }}>
-        ${withCaptures.map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
+        ${withCaptures.map((/** @type {AssetMonitor} */ m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
       </${Field}>
-      <${Field} label="Spectrum tag" name="fft_tag" as="select" value=${choice.tag} onChange=${(e) => set({ tag: e.currentTarget.value })}>
-        ${monitor?.tags.map((t) => html`<option value=${t.tag_name}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
+      <${Field} label="Spectrum tag" name="fft_tag" as="select" value=${choice.tag} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => set({ tag: e.currentTarget.value })}>
+        ${monitor?.tags.map((/** @type {AssetTag} */ t) => html`<option value=${t.tag_name}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
       </${Field}>
-      <${Field} label="Axis" name="fft_axis" as="select" value=${choice.axis} onChange=${(e) => set({ axis: e.currentTarget.value })}>
+      <${Field} label="Axis" name="fft_axis" as="select" value=${choice.axis} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => set({ axis: e.currentTarget.value })}>
         ${AXES.map((a) => html`<option value=${a}>${a}</option>`)}
       </${Field}>
       <${Field} label="Capture" name="fft_capture" as="select" value=${c?.ts ? String(c.ts) : ""}
-        onChange=${(e) => setAsked(e.currentTarget.value ? { at: Number(e.currentTarget.value), from: "list" } : null)}>
+        onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setAsked(e.currentTarget.value ? { at: Number(e.currentTarget.value), from: "list" } : null)}>
         ${c?.ts && !times.includes(c.ts) ? html`<option value=${String(c.ts)}>${time(c.ts, true)}</option>` : null}
         ${[...times].reverse().map((ts) => html`<option value=${String(ts)}>${time(ts, true)}</option>`)}
         ${times.length === 0 ? html`<option value="">no capture</option>` : null}
@@ -411,7 +487,7 @@ export function SpectrumSection({ monitors, picked }) {
         <span class="label-like" aria-hidden="true"> </span>
         <button type="button" disabled=${!asked} onClick=${() => setAsked(null)}>Latest capture</button>
       </div>
-      <${Field} label="Show up to" name="fft_range" as="select" value=${range?.key} onChange=${(e) => setRangeKey(e.currentTarget.value)}>
+      <${Field} label="Show up to" name="fft_range" as="select" value=${range?.key} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setRangeKey(e.currentTarget.value)}>
         ${ranges.map((r) => html`<option value=${r.key}>${r.label}</option>`)}
       </${Field}>
     </div>
@@ -440,7 +516,7 @@ export function SpectrumSection({ monitors, picked }) {
     ${c && c.peaksError ? html`<p class="muted small">Peaks: ${c.peaksError.message}; the flagged bins are marked instead.</p>` : null}
     <h3 id="waterfall-title">Waterfall</h3>
     <div class="row">
-      <${Field} label="Captures in the waterfall" name="wf_count" as="select" value=${String(count)} onChange=${(e) => setCount(Number(e.currentTarget.value))}>
+      <${Field} label="Captures in the waterfall" name="wf_count" as="select" value=${String(count)} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setCount(Number(e.currentTarget.value))}>
         ${WATERFALL_COUNTS.map((n) => html`<option value=${String(n)}>last ${n}</option>`)}
       </${Field}>
     </div>
@@ -452,7 +528,7 @@ export function SpectrumSection({ monitors, picked }) {
             unit=${unit}
             fMax=${range.fMax}
             selectedTs=${c?.ts}
-            onChoose=${(ts) => setAsked({ at: ts, from: "waterfall" })}
+            onChoose=${(/** @type {number} */ ts) => setAsked({ at: ts, from: "waterfall" })}
             label=${`Waterfall of ${waterfall.data.length} captures of ${choice.tag} axis ${choice.axis}`}
           />
           <figcaption class="legend-note">
@@ -465,6 +541,7 @@ export function SpectrumSection({ monitors, picked }) {
   </div>`;
 }
 
+/** @param {{ peaks: Peak[], speed: number | null, unit: string }} props */
 function PeakTable({ peaks, speed, unit }) {
   if (peaks.length === 0) return html`<p class="muted">No peak above the noise floor.</p>`;
   return html`<table class="grid peaks">

@@ -8,6 +8,11 @@ import { get } from "../../lib/api.js";
 import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
 import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
 
+/** @typedef {import("../../lib/types.js").History} History */
+/** @typedef {import("../../lib/types.js").AssetMonitor} AssetMonitor */
+/** @typedef {import("../../lib/types.js").AssetTag} AssetTag */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 export const PRESETS = [
@@ -24,9 +29,12 @@ const MIN_ZOOM_MS = 10_000;
 /** The trend box's pixels that are not the plotting area (the value axis, the padding). */
 const PLOT_INSET = 80;
 
-const iso = (ms) => new Date(ms).toISOString();
+const iso = (/** @type {number} */ ms) => new Date(ms).toISOString();
 
-/** A tag's history in [from, to] at `points` buckets. */
+/**
+ * A tag's history in [from, to] at `points` buckets.
+ * @type {(monitorId: string, tag: string, from: number, to: number, points: number) => Promise<History>}
+ */
 export const historyOf = (monitorId, tag, from, to, points) =>
   get(`/_cm/monitors/${encodeURIComponent(monitorId)}/_history`, { tag, from: iso(from), to: iso(to), points });
 
@@ -47,14 +55,22 @@ export function useWidth() {
   return [ref, width];
 }
 
-/** A threshold as a number, or undefined where the tag has none. */
+/**
+ * A threshold as a number, or undefined where the tag has none.
+ * @type {(thresholds: Record<string, unknown> | null | undefined, name: string) => number | undefined}
+ */
 export const limitOf = (thresholds, name) => {
   const v = thresholds?.[name];
   return v === undefined || v === null || String(v).trim() === "" || !Number.isFinite(Number(v)) ? undefined : Number(v);
 };
 
-/** The threshold lines a trend draws: caution and warning (the limits that make a value abnormal). */
+/**
+ * The threshold lines a trend draws: caution and warning (the limits that make a value abnormal).
+ * @param {Record<string, unknown> | null | undefined} thresholds
+ * @param {string} unit
+ */
 export function thresholdLines(thresholds, unit) {
+  /** @type {import("../../lib/chart.js").Line[]} */
   const lines = [];
   const caution = limitOf(thresholds, "caution");
   const warning = limitOf(thresholds, "warning");
@@ -69,6 +85,7 @@ const SPARK_H = 30;
 /**
  * The last hour of a tag as a small SVG: the mean as a line over the min..max band, the caution
  * and warning lines where they fall inside the band's range. Its label says where it went.
+ * @param {{ monitorId: string, tag: string, unit: string, thresholds: Record<string, unknown> | null | undefined, refreshMs?: number }} props
  */
 export function Sparkline({ monitorId, tag, unit, thresholds, refreshMs = 10_000 }) {
   const { data, error } = useData(
@@ -89,8 +106,8 @@ export function Sparkline({ monitorId, tag, unit, thresholds, refreshMs = 10_000
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.05 || 1;
   lo -= pad;
   hi += pad;
-  const x = (t) => ((t - t0) / Math.max(1, t1 - t0)) * (SPARK_W - 2) + 1;
-  const y = (v) => SPARK_H - 1 - ((v - lo) / (hi - lo)) * (SPARK_H - 2);
+  const x = (/** @type {number} */ t) => ((t - t0) / Math.max(1, t1 - t0)) * (SPARK_W - 2) + 1;
+  const y = (/** @type {number} */ v) => SPARK_H - 1 - ((v - lo) / (hi - lo)) * (SPARK_H - 2);
   const line = points.map((p) => `${x(p.timestamp).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");
   const upper = points.map((p) => `${x(p.timestamp).toFixed(1)},${y(p.max).toFixed(1)}`);
   const lower = points.map((p) => `${x(p.timestamp).toFixed(1)},${y(p.min).toFixed(1)}`).reverse();
@@ -107,7 +124,10 @@ export function Sparkline({ monitorId, tag, unit, thresholds, refreshMs = 10_000
   </svg>`;
 }
 
-/** "buckets of 5 min" / "raw readings" of a history answer. */
+/**
+ * "buckets of 5 min" / "raw readings" of a history answer.
+ * @param {History | undefined} history
+ */
 function resolutionOf(history) {
   if (!history) return "";
   if (!history.bucket_ms) return "raw readings";
@@ -120,10 +140,11 @@ function resolutionOf(history) {
  * The trend of one tag: choose the monitor and tag, a range preset, and drag across the chart to
  * zoom in (each zoom a new, narrower history request); "Zoom out" goes back one step. A click on
  * the chart picks a time (`onPick(ms)`: the spectrum nearest to it).
+ * @param {{ monitors: AssetMonitor[], selected: { monitor_id: string, tag: string } | null, onSelect: (sel: { monitor_id: string, tag: string | undefined }) => void, onPick?: (ms: number) => void, marker: import("../../lib/chart.js").Marker | null }} props
  */
 export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
-  const monitor = monitors.find((m) => m.monitor_id === selected?.monitor_id) ?? monitors[0];
-  const tag = monitor?.tags.find((t) => t.tag_name === selected?.tag) ?? monitor?.tags[0];
+  const monitor = monitors.find((/** @type {AssetMonitor} */ m) => m.monitor_id === selected?.monitor_id) ?? monitors[0];
+  const tag = monitor?.tags.find((/** @type {AssetTag} */ t) => t.tag_name === selected?.tag) ?? monitor?.tags[0];
   const [preset, setPreset] = useState("24h");
   const [range, setRange] = useState(() => ({ from: Date.now() - DAY, to: Date.now() }));
   const [zooms, setZooms] = useState(/** @type {{ from: number, to: number }[]} */ ([]));
@@ -132,7 +153,7 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
   const shown = zoomed ? zooms[zooms.length - 1] : range;
 
   const follow = useCallback(
-    (key = preset) => {
+    (/** @type {string} */ key = preset) => {
       const span = PRESETS.find((p) => p.key === key)?.span ?? DAY;
       const now = Date.now();
       setRange({ from: now - span, to: now });
@@ -167,15 +188,15 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
       onPick?.(ms);
     },
   };
-  const onZoom = useCallback((from, to) => latest.current.zoom(from, to), []);
-  const onChartPick = useCallback((ms) => latest.current.pick(ms), []);
+  const onZoom = useCallback((/** @type {number} */ from, /** @type {number} */ to) => latest.current.zoom(from, to), []);
+  const onChartPick = useCallback((/** @type {number} */ ms) => latest.current.pick(ms), []);
 
   if (!monitor || !tag) return html`<p class="muted">This asset has no monitor with tags yet.</p>`;
   const unit = tag.tag_unit ?? "";
   const thresholds = thresholdLines(tag.thresholds, unit);
   const markers = marker && marker.at >= shown.from && marker.at <= shown.to ? [marker] : [];
   const h = history.data;
-  const choosePreset = (key) => {
+  const choosePreset = (/** @type {string} */ key) => {
     setPreset(key);
     setZooms([]);
     follow(key);
@@ -183,11 +204,11 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
   return html`<div class="trend">
     <div class="row trend-tools">
       <${Field} label="Monitor" name="trend_monitor" as="select" value=${monitor.monitor_id}
-        onChange=${(e) => onSelect({ monitor_id: e.currentTarget.value, tag: monitors.find((m) => m.monitor_id === e.currentTarget.value)?.tags[0]?.tag_name })}>
-        ${monitors.map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
+        onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => onSelect({ monitor_id: e.currentTarget.value, tag: monitors.find((/** @type {AssetMonitor} */ m) => m.monitor_id === e.currentTarget.value)?.tags[0]?.tag_name })}>
+        ${monitors.map((/** @type {AssetMonitor} */ m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
       </${Field}>
-      <${Field} label="Tag" name="trend_tag" as="select" value=${tag.tag_name} onChange=${(e) => onSelect({ monitor_id: monitor.monitor_id, tag: e.currentTarget.value })}>
-        ${monitor.tags.map((t) => html`<option value=${t.tag_name}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
+      <${Field} label="Tag" name="trend_tag" as="select" value=${tag.tag_name} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => onSelect({ monitor_id: monitor.monitor_id, tag: e.currentTarget.value })}>
+        ${monitor.tags.map((/** @type {AssetTag} */ t) => html`<option value=${t.tag_name}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
       </${Field}>
       <div class="field">
         <span class="label-like" id="trend-range-label">Range</span>

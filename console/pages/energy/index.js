@@ -10,6 +10,26 @@ import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, period
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
 import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../../lib/ui.js";
 
+/** @typedef {import("../../lib/types.js").EnergyMeter} EnergyMeter */
+/** @typedef {import("../../lib/types.js").EnergyPoint} EnergyPoint */
+/** @typedef {import("./periods.js").Range} Range */
+/** @typedef {ReturnType<typeof periodOf>} Period */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/** @typedef {(patch: Record<string, string | undefined>) => void} SetQuery */
+/**
+ * A function's consumption over the period: its meters, their total, its share (%) of the plant.
+ * @typedef {{ function_id: string, function_name: string, metrics: EnergyMeter[], total: number, unit: string, share: number }} FunctionShare
+ */
+/**
+ * An asset's consumption (or what is on no asset): its meters, their total, its share (%) of the function.
+ * @typedef {{ asset_id: string, asset_name: string, metrics: EnergyMeter[], total: number, share: number, unit: string }} AssetShare
+ */
+/**
+ * A meter's consumption in the period and the one before; `total` for the sum of them all.
+ * @typedef {{ id: string, name: string, unit: string, now: number, before: number, total?: boolean }} ComparisonRow
+ */
+
+/** @type {[id: string, label: string][]} */
 const METRICS = [
   ["consumption_chart", "Consumption"],
   ["power_chart", "Power (mean)"],
@@ -17,18 +37,25 @@ const METRICS = [
   ["current_chart", "Current (mean)"],
 ];
 
-const iso = (ms) => new Date(ms).toISOString();
+const iso = (/** @type {number} */ ms) => new Date(ms).toISOString();
+/** @type {<T>(list: T[], pick: (x: T) => unknown) => number} */
 const sum = (list, pick) => list.reduce((s, x) => s + (Number(pick(x)) || 0), 0);
 /** Energy in MWh with enough decimals for a small meter (0.042 MWh is 42 kWh). */
-const mwh = (value, unit = "MWh") => num(value, unit, Math.abs(Number(value)) < 10 ? 3 : 1);
-const pct = (value) => num(value, "%", 1);
+const mwh = (/** @type {unknown} */ value, unit = "MWh") => num(value, unit, Math.abs(Number(value)) < 10 ? 3 : 1);
+const pct = (/** @type {unknown} */ value) => num(value, "%", 1);
 /** The label of an interval; `chosen` and `interval` are always one of INTERVALS. */
-const intervalLabel = (id) => /** @type {[string, string]} */ (INTERVALS.find(([i]) => i === id))[1];
+const intervalLabel = (/** @type {string} */ id) => /** @type {[string, string]} */ (INTERVALS.find(([i]) => i === id))[1];
 
-/** Op 76 of each function of the plant over the range: the function's meters and its total. */
+/**
+ * Op 76 of each function of the plant over the range: the function's meters and its total.
+ * @param {{ function_id: string, function_name: string }[]} functions
+ * @param {Range} range
+ * @returns {Promise<FunctionShare[]>}
+ */
 async function loadFunctionShares(functions, [from, to]) {
   const rows = await Promise.all(
     functions.map(async (fn) => {
+      /** @type {EnergyMeter[]} */
       const metrics = await get("/_ems/monitor/_all", { function_id: fn.function_id, label: "function", from: iso(from), to: iso(to) });
       const name = fn.function_name || metrics[0]?.function_name || "This function";
       return { ...fn, function_name: name, metrics, total: sum(metrics, (m) => m.total_consumption), unit: metrics[0]?.energy_unit ?? "MWh" };
@@ -38,23 +65,34 @@ async function loadFunctionShares(functions, [from, to]) {
   return rows.map((r) => ({ ...r, share: plantTotal > 0 ? (100 * r.total) / plantTotal : 0 }));
 }
 
-/** Op 76 of each asset of the function: its meters' consumption and share of the function. */
+/**
+ * Op 76 of each asset of the function: its meters' consumption and share of the function.
+ * @param {string} functionId
+ * @param {Range} range
+ * @returns {Promise<AssetShare[]>}
+ */
 async function loadAssetShares(functionId, [from, to]) {
+  /** @type {import("../../lib/types.js").Asset[]} */
   const assets = await get("/_config/assets/_list", { function_id: functionId });
   return Promise.all(
     assets.map(async (a) => {
+      /** @type {EnergyMeter[]} */
       const metrics = await get("/_ems/monitor/_all", { function_id: a.asset_id, label: "asset", from: iso(from), to: iso(to) });
       return { ...a, metrics, total: sum(metrics, (m) => m.total_consumption), share: sum(metrics, (m) => m.percent_of_total), unit: metrics[0]?.energy_unit ?? "MWh" };
     }),
   );
 }
 
-/** A share as a bar with its number beside it (the bar alone would be colour alone). */
+/**
+ * A share as a bar with its number beside it (the bar alone would be colour alone).
+ * @param {{ percent: number }} props
+ */
 function ShareBar({ percent }) {
   const width = Math.max(0, Math.min(100, Number(percent) || 0));
   return html`<span class="share"><span class="bar" aria-hidden="true"><span class="bar-fill" style=${{ width: `${width}%` }}></span></span><span class="share-num">${pct(percent)}</span></span>`;
 }
 
+/** @param {{ rows: FunctionShare[], plantName: string, selectedId: string | undefined, onPick: (functionId: string) => void }} props */
 function FunctionShares({ rows, plantName, selectedId, onPick }) {
   const total = sum(rows, (r) => r.total);
   return html`<section class="card" aria-labelledby="energy-functions">
@@ -63,27 +101,28 @@ function FunctionShares({ rows, plantName, selectedId, onPick }) {
       caption=${`Functions of ${plantName}; ${mwh(total)} in all`}
       empty="This plant has no function yet."
       rows=${rows}
-      rowKey=${(r) => r.function_id}
-      rowClass=${(r) => (r.function_id === selectedId ? "selected" : "")}
+      rowKey=${(/** @type {FunctionShare} */ r) => r.function_id}
+      rowClass=${(/** @type {FunctionShare} */ r) => (r.function_id === selectedId ? "selected" : "")}
       columns=${[
         {
           label: "Function",
-          cell: (r) =>
+          cell: (/** @type {FunctionShare} */ r) =>
             r.function_id === selectedId
               ? html`<strong aria-current="true">${r.function_name}</strong>`
               : html`<button type="button" class="link" onClick=${() => onPick(r.function_id)}>${r.function_name}</button>`,
         },
-        { label: "Meters", num: true, cell: (r) => (r.metrics.length ? r.metrics.length : html`<span class="muted">none</span>`) },
-        { label: "Consumption", num: true, cell: (r) => (r.metrics.length ? mwh(r.total, r.unit) : "—") },
-        { label: "Share of the plant", cell: (r) => (r.metrics.length ? html`<${ShareBar} percent=${r.share} />` : "—") },
+        { label: "Meters", num: true, cell: (/** @type {FunctionShare} */ r) => (r.metrics.length ? r.metrics.length : html`<span class="muted">none</span>`) },
+        { label: "Consumption", num: true, cell: (/** @type {FunctionShare} */ r) => (r.metrics.length ? mwh(r.total, r.unit) : "—") },
+        { label: "Share of the plant", cell: (/** @type {FunctionShare} */ r) => (r.metrics.length ? html`<${ShareBar} percent=${r.share} />` : "—") },
       ]}
     />
   </section>`;
 }
 
+/** @param {{ fn: FunctionShare, group: string, onGroup: (group: string) => void, assets: import("../../lib/ui.js").Data<AssetShare[] | undefined>, onTrend: (monitorId: string) => void, byAsset: boolean }} props */
 function MonitorShares({ fn, group, onGroup, assets, onTrend, byAsset }) {
   const metrics = [...fn.metrics].sort((a, b) => b.total_consumption - a.total_consumption);
-  const groupSelect = !byAsset ? null : html`<${Field} label="Show by" name="group" as="select" value=${group} onChange=${(e) => onGroup(e.currentTarget.value)}>
+  const groupSelect = !byAsset ? null : html`<${Field} label="Show by" name="group" as="select" value=${group} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => onGroup(e.currentTarget.value)}>
     <option value="monitor">Meter</option>
     <option value="asset">Asset</option>
   </${Field}>`;
@@ -94,17 +133,18 @@ function MonitorShares({ fn, group, onGroup, assets, onTrend, byAsset }) {
     else {
       const onAssets = sum(assets.data, (a) => a.total);
       const rest = fn.total - onAssets;
-      const rows = [...assets.data.filter((a) => a.metrics.length), ...(rest > 1e-9 ? [{ asset_id: "", asset_name: "Not on an asset", metrics: metrics.filter((m) => !assets.data.some((a) => a.metrics.some((x) => x.monitor_id === m.monitor_id))), total: rest, share: fn.total > 0 ? (100 * rest) / fn.total : 0, unit: fn.unit }] : [])].sort((a, b) => b.total - a.total);
+      /** @type {AssetShare[]} */
+      const rows = [...assets.data.filter((a) => a.metrics.length), ...(rest > 1e-9 ? [{ asset_id: "", asset_name: "Not on an asset", metrics: metrics.filter((m) => !/** @type {AssetShare[]} */ (assets.data).some((a) => a.metrics.some((x) => x.monitor_id === m.monitor_id))), total: rest, share: fn.total > 0 ? (100 * rest) / fn.total : 0, unit: fn.unit }] : [])].sort((a, b) => b.total - a.total);
       table = html`<${Table}
         caption=${`Assets of ${fn.function_name} with energy meters`}
         empty="No asset of this function has an energy meter."
         rows=${rows}
-        rowKey=${(a) => a.asset_id}
+        rowKey=${(/** @type {AssetShare} */ a) => a.asset_id}
         columns=${[
-          { label: "Asset", cell: (a) => (a.asset_id ? a.asset_name : html`<span class="muted">${a.asset_name}</span>`) },
-          { label: "Meters", cell: (a) => a.metrics.map((m) => m.monitor_name).join(", ") },
-          { label: "Consumption", num: true, cell: (a) => mwh(a.total, a.unit) },
-          { label: "Share of the function", cell: (a) => html`<${ShareBar} percent=${a.share} />` },
+          { label: "Asset", cell: (/** @type {AssetShare} */ a) => (a.asset_id ? a.asset_name : html`<span class="muted">${a.asset_name}</span>`) },
+          { label: "Meters", cell: (/** @type {AssetShare} */ a) => a.metrics.map((m) => m.monitor_name).join(", ") },
+          { label: "Consumption", num: true, cell: (/** @type {AssetShare} */ a) => mwh(a.total, a.unit) },
+          { label: "Share of the function", cell: (/** @type {AssetShare} */ a) => html`<${ShareBar} percent=${a.share} />` },
         ]}
       />`;
     }
@@ -113,14 +153,14 @@ function MonitorShares({ fn, group, onGroup, assets, onTrend, byAsset }) {
       caption=${`Energy meters of ${fn.function_name}; ${mwh(fn.total, fn.unit)} in all`}
       empty="This function has no energy meter."
       rows=${metrics}
-      rowKey=${(m) => m.monitor_id}
+      rowKey=${(/** @type {EnergyMeter} */ m) => m.monitor_id}
       columns=${[
-        { label: "Meter", cell: (m) => html`<button type="button" class="link" title="Show its trend" onClick=${() => onTrend(m.monitor_id)}>${m.monitor_name}</button>` },
-        { label: "Consumption", num: true, cell: (m) => mwh(m.total_consumption, m.energy_unit) },
-        { label: "Share of the function", cell: (m) => html`<${ShareBar} percent=${m.percent_of_total} />` },
-        { label: "Power (mean)", num: true, cell: (m) => num(m.Power, m.power_unit, 1) },
-        { label: "Voltage (mean)", num: true, cell: (m) => num(m.Voltage, m.voltage_unit, 1) },
-        { label: "Current (mean)", num: true, cell: (m) => num(m.Current, m.current_unit, 1) },
+        { label: "Meter", cell: (/** @type {EnergyMeter} */ m) => html`<button type="button" class="link" title="Show its trend" onClick=${() => onTrend(m.monitor_id)}>${m.monitor_name}</button>` },
+        { label: "Consumption", num: true, cell: (/** @type {EnergyMeter} */ m) => mwh(m.total_consumption, m.energy_unit) },
+        { label: "Share of the function", cell: (/** @type {EnergyMeter} */ m) => html`<${ShareBar} percent=${m.percent_of_total} />` },
+        { label: "Power (mean)", num: true, cell: (/** @type {EnergyMeter} */ m) => num(m.Power, m.power_unit, 1) },
+        { label: "Voltage (mean)", num: true, cell: (/** @type {EnergyMeter} */ m) => num(m.Voltage, m.voltage_unit, 1) },
+        { label: "Current (mean)", num: true, cell: (/** @type {EnergyMeter} */ m) => num(m.Current, m.current_unit, 1) },
       ]}
     />`;
   }
@@ -134,17 +174,21 @@ function MonitorShares({ fn, group, onGroup, assets, onTrend, byAsset }) {
  * The trend's chart. lib/chart.js's BarChart lets uPlot fit the y axis to the data, which makes a 1 %
  * change between two bars look like a doubling; consumption bars here start at zero. The means
  * (power, voltage, current) are a line on a fitted axis, where the variation is what matters.
+ * @param {{ points: EnergyPoint[], unit: string, label: string, bars: boolean, title: string, interval: string, tz: string }} props
  */
 function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
+  /** @type {import("uplot").AlignedData} */
   const data = [points.map((p) => Date.parse(p.Date) / 1000), points.map((p) => p.Energy)];
   const digits = bars ? 3 : 1;
   // Days, weeks and months are labelled at their buckets' starts (uPlot's own ticks fall on hours).
-  const tickFormat = { daily: { day: "numeric", month: "short" }, weekly: { day: "numeric", month: "short" }, monthly: { month: "short", year: "numeric" } }[interval];
+  const tickFormat = /** @type {Record<string, Intl.DateTimeFormatOptions>} */ ({ daily: { day: "numeric", month: "short" }, weekly: { day: "numeric", month: "short" }, monthly: { month: "short", year: "numeric" } })[interval];
+  /** @type {import("uplot").Axis} */
   const xAxis = tickFormat
     ? {
         space: 50,
         splits: (u) => {
-          const xs = u.data[0];
+          // The x values are the buckets' times, an array (not a typed one).
+          const xs = /** @type {number[]} */ (u.data[0]);
           const every = Math.max(1, Math.ceil(xs.length / Math.max(1, Math.floor(u.bbox.width / devicePixelRatio / 70))));
           return xs.filter((_x, i) => i % every === 0);
         },
@@ -177,9 +221,12 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
   return html`<div class="chart" ref=${box} role="img" aria-label=${`${title}, ${points.length} ${bars ? "bars" : "points"}`}></div>`;
 }
 
-/** Total and peak of a consumption trend, mean and highest of the others. */
+/**
+ * Total and peak of a consumption trend, mean and highest of the others.
+ * @param {{ points: EnergyPoint[], metric: string, tz: string }} props
+ */
 function TrendFigures({ points, metric, tz }) {
-  const values = points.filter((p) => p.Energy !== null && p.Energy !== undefined);
+  const values = /** @type {(EnergyPoint & { Energy: number })[]} */ (points.filter((p) => p.Energy !== null && p.Energy !== undefined));
   if (!values.length) return null;
   const unit = points[0].unit;
   const peak = values.reduce((a, b) => (b.Energy > a.Energy ? b : a));
@@ -188,6 +235,7 @@ function TrendFigures({ points, metric, tz }) {
   return html`<p class="trend-figures">${first} · highest ${metric === "consumption_chart" ? mwh(peak.Energy, unit) : num(peak.Energy, unit, 1)} (bucket of ${when}) · ${points.length} ${metric === "consumption_chart" ? "bars" : "points"}</p>`;
 }
 
+/** @param {{ fn: FunctionShare, period: Period, query: Record<string, string>, tz: string, set: SetQuery }} props */
 function Trend({ fn, period, query, tz, set }) {
   const meters = [...fn.metrics].sort((a, b) => b.total_consumption - a.total_consumption);
   const monitorId = meters.some((m) => m.monitor_id === query.monitor_id) ? query.monitor_id : meters[0]?.monitor_id;
@@ -196,6 +244,7 @@ function Trend({ fn, period, query, tz, set }) {
   // No chart from more bars than pixels: a finer interval than the width holds is coarsened.
   const pixels = Math.max(300, Math.min(window.innerWidth, 1600) - 120);
   const interval = fittingInterval(chosen, period.range, pixels);
+  /** @type {import("../../lib/ui.js").Data<EnergyPoint[] | undefined>} */
   const trend = useData(
     () =>
       monitorId
@@ -213,13 +262,13 @@ function Trend({ fn, period, query, tz, set }) {
     ${meters.length === 0
       ? html`<p class="muted">This function has no energy meter.</p>`
       : html`<div class="row">
-            <${Field} label="Meter" name="monitor_id" as="select" value=${monitorId} onChange=${(e) => set({ monitor_id: e.currentTarget.value })}>
+            <${Field} label="Meter" name="monitor_id" as="select" value=${monitorId} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => set({ monitor_id: e.currentTarget.value })}>
               ${meters.map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
             </${Field}>
-            <${Field} label="Metric" name="metric" as="select" value=${metric} onChange=${(e) => set({ metric: e.currentTarget.value })}>
+            <${Field} label="Metric" name="metric" as="select" value=${metric} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => set({ metric: e.currentTarget.value })}>
               ${METRICS.map(([id, label]) => html`<option value=${id}>${label}</option>`)}
             </${Field}>
-            <${Field} label="Interval" name="interval" as="select" value=${chosen} onChange=${(e) => set({ interval: e.currentTarget.value })}>
+            <${Field} label="Interval" name="interval" as="select" value=${chosen} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => set({ interval: e.currentTarget.value })}>
               ${INTERVALS.map(([id, label]) => html`<option value=${id}>${label}</option>`)}
             </${Field}>
           </div>
@@ -243,7 +292,10 @@ function Trend({ fn, period, query, tz, set }) {
   </section>`;
 }
 
-/** Change from `before` to `now` in words and symbols; "new" when there was nothing before. */
+/**
+ * Change from `before` to `now` in words and symbols; "new" when there was nothing before.
+ * @param {{ before: number, now: number, unit: string }} props
+ */
 function Change({ before, now, unit }) {
   const delta = now - before;
   if (Math.abs(delta) < 1e-9) return html`<span class="muted">no change</span>`;
@@ -254,13 +306,18 @@ function Change({ before, now, unit }) {
   return html`<span class="change"><span aria-hidden="true">${arrow} </span>${delta > 0 ? "up" : "down"} ${amount}${percent}</span>`;
 }
 
-/** Two bars on one scale: the previous period light, this one dark. */
+/**
+ * Two bars on one scale: the previous period light, this one dark.
+ * @param {{ before: number, now: number, max: number }} props
+ */
 function PairBars({ before, now, max }) {
-  const w = (v) => `${max > 0 ? Math.max(0, (100 * v) / max) : 0}%`;
+  const w = (/** @type {number} */ v) => `${max > 0 ? Math.max(0, (100 * v) / max) : 0}%`;
   return html`<span class="pair" aria-hidden="true"><span class="bar prev"><span class="bar-fill" style=${{ width: w(before) }}></span></span><span class="bar"><span class="bar-fill" style=${{ width: w(now) }}></span></span></span>`;
 }
 
+/** @param {{ fn: FunctionShare, period: Period, tz: string }} props */
 function Comparison({ fn, period, tz }) {
+  /** @type {import("../../lib/ui.js").Data<EnergyMeter[]>} */
   const before = useData(
     () => get("/_ems/monitor/_all", { function_id: fn.function_id, label: "function", from: iso(period.previous[0]), to: iso(period.previous[1]) }),
     [fn.function_id, period.previous.join()],
@@ -280,14 +337,14 @@ function Comparison({ fn, period, tz }) {
       caption=${`${period.label} (${nowLabel}) against ${beforeLabel}`}
       empty="This function has no energy meter."
       rows=${rows}
-      rowKey=${(r) => r.id}
-      rowClass=${(r) => (r.total ? "total" : "")}
+      rowKey=${(/** @type {ComparisonRow} */ r) => r.id}
+      rowClass=${(/** @type {ComparisonRow} */ r) => (r.total ? "total" : "")}
       columns=${[
-        { label: "Meter", cell: (r) => r.name },
-        { label: "Previous period", num: true, cell: (r) => mwh(r.before, r.unit) },
-        { label: "This period", num: true, cell: (r) => mwh(r.now, r.unit) },
-        { label: "Change", cell: (r) => html`<${Change} before=${r.before} now=${r.now} unit=${r.unit} />` },
-        { label: "", cell: (r) => (r.total ? null : html`<${PairBars} before=${r.before} now=${r.now} max=${max} />`) },
+        { label: "Meter", cell: (/** @type {ComparisonRow} */ r) => r.name },
+        { label: "Previous period", num: true, cell: (/** @type {ComparisonRow} */ r) => mwh(r.before, r.unit) },
+        { label: "This period", num: true, cell: (/** @type {ComparisonRow} */ r) => mwh(r.now, r.unit) },
+        { label: "Change", cell: (/** @type {ComparisonRow} */ r) => html`<${Change} before=${r.before} now=${r.now} unit=${r.unit} />` },
+        { label: "", cell: (/** @type {ComparisonRow} */ r) => (r.total ? null : html`<${PairBars} before=${r.before} now=${r.now} max=${max} />`) },
       ]}
     />
     <p class="hint"><span class="key prev"></span> previous period <span class="key"></span> this period</p>`;
@@ -298,8 +355,9 @@ function Comparison({ fn, period, tz }) {
   </section>`;
 }
 
+/** @param {{ period: Period, query: Record<string, string>, tz: string, set: SetQuery }} props */
 function PeriodPicker({ period, query, tz, set }) {
-  return html`<${Field} label="Period" name="period" as="select" value=${period.id} onChange=${(e) => {
+  return html`<${Field} label="Period" name="period" as="select" value=${period.id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
       const id = e.currentTarget.value;
       // Custom dates start from the period shown, so the fields are never blank.
       set(id === "custom" ? { period: id, from: dateValue(period.range[0], tz), to: dateValue(period.range[1] - 1, tz) } : { period: id, from: undefined, to: undefined });
@@ -307,11 +365,12 @@ function PeriodPicker({ period, query, tz, set }) {
       ${PERIODS.map((p) => html`<option value=${p.id}>${p.label}</option>`)}
     </${Field}>
     ${period.id === "custom"
-      ? html`<${Field} label="From" name="from" type="date" value=${query.from ?? dateValue(period.range[0], tz)} onChange=${(e) => set({ from: e.currentTarget.value })} />
-          <${Field} label="To" name="to" type="date" value=${query.to ?? dateValue(period.range[1] - 1, tz)} onChange=${(e) => set({ to: e.currentTarget.value })} />`
+      ? html`<${Field} label="From" name="from" type="date" value=${query.from ?? dateValue(period.range[0], tz)} onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => set({ from: e.currentTarget.value })} />
+          <${Field} label="To" name="to" type="date" value=${query.to ?? dateValue(period.range[1] - 1, tz)} onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => set({ to: e.currentTarget.value })} />`
       : null}`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function Energy({ user, route }) {
   const q = route.query;
   // Plants, functions and assets are listed by /_config. A user without the Configuration module
@@ -321,12 +380,14 @@ export function Energy({ user, route }) {
   const plant = plants.data?.find((p) => p.plant_id === q.plant_id) ?? plants.data?.[0];
   const tz = zoneOr(plant?.timezone);
   const period = periodOf(q, tz);
+  /** @type {SetQuery} */
   const set = (patch) => go(["energy"], { ...q, plant_id: plant?.plant_id, ...patch });
 
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").PlantFunction[] | undefined>} */
   const functions = useData(() => (plant ? get("/_config/functions/_list", { plant_id: plant.plant_id }) : Promise.resolve(undefined)), [plant?.plant_id]);
   const linked = !canConfig && q.function_id ? [{ function_id: q.function_id, function_name: "" }] : null;
   const shares = useData(
-    () => ((functions.data ?? linked) ? loadFunctionShares(functions.data ?? linked, period.range) : Promise.resolve(undefined)),
+    () => ((functions.data ?? linked) ? loadFunctionShares(/** @type {{ function_id: string, function_name: string }[]} */ (functions.data ?? linked), period.range) : Promise.resolve(undefined)),
     [functions.data, linked?.[0].function_id, period.range.join()],
   );
   const rows = shares.data ?? [];
@@ -338,9 +399,9 @@ export function Energy({ user, route }) {
   );
 
   const tools = html`
-    ${plants.data?.length ? html`<${PlantSelect} plants=${plants.data} value=${plant?.plant_id} onChange=${(id) => go(["energy"], { plant_id: id, period: q.period, from: q.from, to: q.to })} />` : null}
+    ${plants.data?.length ? html`<${PlantSelect} plants=${plants.data} value=${plant?.plant_id} onChange=${(/** @type {string} */ id) => go(["energy"], { plant_id: id, period: q.period, from: q.from, to: q.to })} />` : null}
     ${functions.data?.length
-      ? html`<${Field} label="Function" name="function_id" as="select" value=${fn?.function_id ?? ""} onChange=${(e) => set({ function_id: e.currentTarget.value, monitor_id: undefined })}>
+      ? html`<${Field} label="Function" name="function_id" as="select" value=${fn?.function_id ?? ""} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => set({ function_id: e.currentTarget.value, monitor_id: undefined })}>
           ${functions.data.map((f) => html`<option value=${f.function_id}>${f.function_name}</option>`)}
         </${Field}>`
       : null}
@@ -357,8 +418,8 @@ export function Energy({ user, route }) {
       ${(plant || linked) && shares.data === undefined && !shares.error ? html`<${Loading} what="Loading the consumption" />` : null}
       ${shares.data
         ? html`<div class="energy-grid">
-            ${plant ? html`<${FunctionShares} rows=${rows} plantName=${plant.plant_name} selectedId=${fn?.function_id} onPick=${(id) => set({ function_id: id, monitor_id: undefined })} />` : null}
-            ${fn ? html`<${MonitorShares} fn=${fn} group=${group} byAsset=${canConfig} onGroup=${(g) => set({ group: g })} assets=${assets} onTrend=${(id) => set({ monitor_id: id })} />` : null}
+            ${plant ? html`<${FunctionShares} rows=${rows} plantName=${plant.plant_name} selectedId=${fn?.function_id} onPick=${(/** @type {string} */ id) => set({ function_id: id, monitor_id: undefined })} />` : null}
+            ${fn ? html`<${MonitorShares} fn=${fn} group=${group} byAsset=${canConfig} onGroup=${(/** @type {string} */ g) => set({ group: g })} assets=${assets} onTrend=${(/** @type {string} */ id) => set({ monitor_id: id })} />` : null}
           </div>
           ${fn ? html`<${Trend} key=${fn.function_id} fn=${fn} period=${period} query=${q} tz=${tz} set=${set} />` : null}
           ${fn ? html`<${Comparison} fn=${fn} period=${period} tz=${tz} />` : null}`

@@ -6,7 +6,11 @@
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** The wall-clock fields of an instant in a zone. */
+/**
+ * The wall-clock fields of an instant in a zone.
+ * @param {number} ms
+ * @param {string} timeZone
+ */
 function wallOf(ms, timeZone) {
   const parts = new Intl.DateTimeFormat("en-US", {
     timeZone,
@@ -18,11 +22,15 @@ function wallOf(ms, timeZone) {
     minute: "numeric",
     second: "numeric",
   }).formatToParts(new Date(ms));
-  const get = (type) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const get = (/** @type {Intl.DateTimeFormatPartTypes} */ type) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return { year: get("year"), month: get("month"), day: get("day"), hour: get("hour"), minute: get("minute"), second: get("second") };
 }
 
-/** The instant whose wall clock in `timeZone` reads the given UTC-encoded wall time. */
+/**
+ * The instant whose wall clock in `timeZone` reads the given UTC-encoded wall time.
+ * @param {number} wallMs
+ * @param {string} timeZone
+ */
 function instantOf(wallMs, timeZone) {
   let guess = wallMs;
   // Two rounds settle the zone's offset, a daylight-saving change included.
@@ -34,7 +42,10 @@ function instantOf(wallMs, timeZone) {
   return guess;
 }
 
-/** A zone the runtime knows, else the browser's own. */
+/**
+ * A zone the runtime knows, else the browser's own.
+ * @param {string | null | undefined} timeZone
+ */
 export function zoneOr(timeZone) {
   if (!timeZone) return Intl.DateTimeFormat().resolvedOptions().timeZone;
   try {
@@ -45,19 +56,32 @@ export function zoneOr(timeZone) {
   }
 }
 
-/** Midnight of the local day (offset by `days`) that contains `ms`. */
+/**
+ * Midnight of the local day (offset by `days`) that contains `ms`.
+ * @param {number} ms
+ * @param {string} tz
+ */
 function dayStart(ms, tz, days = 0) {
   const w = wallOf(ms, tz);
   return instantOf(Date.UTC(w.year, w.month - 1, w.day + days), tz);
 }
 
-/** The first of the local month (offset by `months`) that contains `ms`. */
+/**
+ * The first of the local month (offset by `months`) that contains `ms`.
+ * @param {number} ms
+ * @param {string} tz
+ */
 function monthStart(ms, tz, months = 0) {
   const w = wallOf(ms, tz);
   return instantOf(Date.UTC(w.year, w.month - 1 + months, 1), tz);
 }
 
-/** `ms` moved by whole months on the wall clock, the day kept within the shorter month (31 March → 28 February). */
+/**
+ * `ms` moved by whole months on the wall clock, the day kept within the shorter month (31 March → 28 February).
+ * @param {number} ms
+ * @param {string} tz
+ * @param {number} months
+ */
 function shiftMonths(ms, tz, months) {
   const w = wallOf(ms, tz);
   const lastDay = new Date(Date.UTC(w.year, w.month - 1 + months + 1, 0)).getUTCDate();
@@ -91,13 +115,21 @@ export const PERIODS = [
   { id: "custom", label: "Custom dates" },
 ];
 
-/** `YYYY-MM-DD` of a date input as the local midnight of the site (plus `days`). */
+/**
+ * `YYYY-MM-DD` of a date input as the local midnight of the site (plus `days`).
+ * @param {string | undefined} text
+ * @param {string} tz
+ */
 function dateInput(text, tz, days = 0) {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text ?? "");
   return m ? instantOf(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + days), tz) : null;
 }
 
-/** `YYYY-MM-DD` of an instant in the zone, for a date input's value. */
+/**
+ * `YYYY-MM-DD` of an instant in the zone, for a date input's value.
+ * @param {number} ms
+ * @param {string} tz
+ */
 export function dateValue(ms, tz) {
   const w = wallOf(ms, tz);
   return `${w.year}-${String(w.month).padStart(2, "0")}-${String(w.day).padStart(2, "0")}`;
@@ -107,6 +139,8 @@ export function dateValue(ms, tz) {
  * The chosen period: `{id, label, range, previous}` with ranges as [fromMs, toMs). Custom dates
  * run from the first day's midnight to the end of the last day (the "To" date is included).
  * `now` is rounded down to the minute, so that the requests stay the same between renders.
+ * @param {Record<string, string>} query the route's query: `period`, and `from`, `to` of custom dates
+ * @param {string} tz
  */
 export function periodOf(query, tz, now = Date.now()) {
   const minute = now - (now % 60_000);
@@ -122,12 +156,15 @@ export function periodOf(query, tz, now = Date.now()) {
     range = /** @type {NonNullable<PeriodChoice["range"]>} */ (def.range)(minute, tz);
   }
   /** @type {Range} */
-  /** @type {Range} */
   const previous = def.previous ? def.previous(range, tz) : [range[0] - (range[1] - range[0]), range[0]];
   return { id: def.id, label: def.label, range, previous };
 }
 
-/** A range as people read it: dates only when both ends are midnights, else with the time. */
+/**
+ * A range as people read it: dates only when both ends are midnights, else with the time.
+ * @param {Range} range
+ * @param {string} tz
+ */
 export function rangeLabel([from, to], tz) {
   const fw = wallOf(from, tz);
   const tw = wallOf(to, tz);
@@ -139,7 +176,10 @@ export function rangeLabel([from, to], tz) {
   return `${new Date(from).toLocaleString(undefined, opts)} – ${new Date(end).toLocaleString(undefined, opts)}`;
 }
 
-/** Nominal length of a trend bucket, to foresee how many bars a range makes. */
+/**
+ * Nominal length of a trend bucket, to foresee how many bars a range makes.
+ * @type {Record<string, number>}
+ */
 export const INTERVAL_MS = { hourly: HOUR, daily: DAY, weekly: 7 * DAY, monthly: 30.44 * DAY };
 /** @type {[id: string, label: string][]} */
 export const INTERVALS = [
@@ -149,7 +189,10 @@ export const INTERVALS = [
   ["monthly", "Monthly"],
 ];
 
-/** The interval a range is best shown in when the user chose none. */
+/**
+ * The interval a range is best shown in when the user chose none.
+ * @param {Range} range
+ */
 export function defaultInterval([from, to]) {
   const span = to - from;
   if (span <= 3 * DAY) return "hourly";
@@ -161,6 +204,9 @@ export function defaultInterval([from, to]) {
 /**
  * The interval actually asked for: the chosen one, or the next coarser one while it would make
  * more bars than the chart has pixels.
+ * @param {string} chosen
+ * @param {Range} range
+ * @param {number} pixels
  */
 export function fittingInterval(chosen, [from, to], pixels) {
   const order = INTERVALS.map(([id]) => id);

@@ -12,20 +12,28 @@ import { ErrorNote, Field, FormResult, Loading, Page, Status, Table, age, html, 
 
 /** The application module a run from this page is recorded for (op 64's `module`). */
 const RUN_MODULE = "Notebooks";
+/** @typedef {import("../../lib/types.js").Notebook} Notebook */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/**
+ * A cell as the editor holds it: its type and its source as one text.
+ * @typedef {{ cell_type: string, source: string }} EditedCell
+ */
 const DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-const path = (id, rest = "") => `/_notebooks/notebooks/${encodeURIComponent(id)}${rest}`;
+const path = (/** @type {string} */ id, rest = "") => `/_notebooks/notebooks/${encodeURIComponent(id)}${rest}`;
 
 /** A run still queued or running: the page looks again every few seconds until it ends. */
-const pending = (n) => n.attributes?.last_run_status === "queued" || n.attributes?.last_run_status === "running";
+const pending = (/** @type {Notebook} */ n) => n.attributes?.last_run_status === "queued" || n.attributes?.last_run_status === "running";
 const POLL_MS = 2_000;
 const REFRESH_MS = 30_000;
 
+/** @type {Record<string, { tone: string, word: string }>} */
 const RUN_STATUS = {
   succeeded: { tone: "normal", word: "succeeded" },
   failed: { tone: "alarm", word: "failed" },
   queued: { tone: "info", word: "queued" },
   running: { tone: "info", word: "running" },
 };
+/** @param {{ notebook: Notebook }} props */
 function RunStatus({ notebook }) {
   const status = notebook.attributes?.last_run_status;
   if (!status) return html`<span class="muted">never run</span>`;
@@ -33,33 +41,38 @@ function RunStatus({ notebook }) {
   return html`<${Status} tone=${s.tone}>${s.word}</${Status}>`;
 }
 
-/** "Mondays at 06:30 UTC, until 2026-06-30 18:00 UTC", or "Not scheduled". */
+/**
+ * "Mondays at 06:30 UTC, until 2026-06-30 18:00 UTC", or "Not scheduled".
+ * @param {Notebook} n
+ */
 function scheduleText(n) {
   const s = n.schedule ?? {};
   if (n.status !== "Scheduled" || !s.until) return "Not scheduled";
   return `${s.period ? `${s.period}s` : "Every day"} at ${s.time ?? "00:00"} UTC, until ${s.until} UTC`;
 }
 
+/** @param {{ notebooks: Notebook[], selectedId: string | null }} props */
 function NotebookList({ notebooks, selectedId }) {
   return html`<${Table}
     caption=${`${notebooks.length} notebook${notebooks.length === 1 ? "" : "s"}, ${notebooks.filter((n) => n.status === "Scheduled").length} scheduled`}
     empty="No notebook yet. New notebook makes one."
     rows=${notebooks}
-    rowKey=${(n) => n.notebook_id}
-    rowClass=${(n) => (n.notebook_id === selectedId ? "selected" : "")}
+    rowKey=${(/** @type {Notebook} */ n) => n.notebook_id}
+    rowClass=${(/** @type {Notebook} */ n) => (n.notebook_id === selectedId ? "selected" : "")}
     columns=${[
-      { label: "Notebook", cell: (n) => html`<a href=${`#/notebooks/${encodeURIComponent(n.notebook_id)}`}>${n.notebook_name}</a>` },
-      { label: "Schedule", cell: (n) => (n.status === "Scheduled" ? html`<span class="scheduled">${scheduleText(n)}</span>` : html`<span class="muted">Not scheduled</span>`) },
-      { label: "Runs", num: true, cell: (n) => n.no_of_runs },
+      { label: "Notebook", cell: (/** @type {Notebook} */ n) => html`<a href=${`#/notebooks/${encodeURIComponent(n.notebook_id)}`}>${n.notebook_name}</a>` },
+      { label: "Schedule", cell: (/** @type {Notebook} */ n) => (n.status === "Scheduled" ? html`<span class="scheduled">${scheduleText(n)}</span>` : html`<span class="muted">Not scheduled</span>`) },
+      { label: "Runs", num: true, cell: (/** @type {Notebook} */ n) => n.no_of_runs },
       {
         label: "Last run",
-        cell: (n) => html`<${RunStatus} notebook=${n} />${n.last_run && n.last_run !== "-" ? html` <span class="muted small" title=${time(n.last_run, true)}>${age(n.last_run)}</span>` : null}`,
+        cell: (/** @type {Notebook} */ n) => html`<${RunStatus} notebook=${n} />${n.last_run && n.last_run !== "-" ? html` <span class="muted small" title=${time(n.last_run, true)}>${age(n.last_run)}</span>` : null}`,
       },
-      { label: "Changed", cell: (n) => html`<span title=${time(n.updated_at, true)}>${age(n.updated_at)}</span> <span class="muted small">by ${n.updated_by}</span>` },
+      { label: "Changed", cell: (/** @type {Notebook} */ n) => html`<span title=${time(n.updated_at, true)}>${age(n.updated_at)}</span> <span class="muted small">by ${n.updated_by}</span>` },
     ]}
   />`;
 }
 
+/** @param {{ notebook: Notebook, onDone: () => Promise<void> }} props */
 function RenameForm({ notebook, onDone }) {
   const form = useForm(async ({ notebook_name }) => {
     const text = await put(path(notebook.notebook_id), { notebook_name });
@@ -78,7 +91,9 @@ function monthAhead() {
   return new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 16);
 }
 
+/** @param {{ notebook: Notebook, onDone: () => Promise<void> }} props */
 function ScheduleForm({ notebook, onDone }) {
+  /** @type {Partial<Notebook["schedule"]>} */
   const s = notebook.status === "Scheduled" ? notebook.schedule : {};
   const form = useForm(async ({ period, time: at, until }) => {
     // The service takes `YYYY-MM-DD HH:MM`; a datetime-local field gives `YYYY-MM-DDTHH:MM`.
@@ -113,11 +128,12 @@ function ScheduleForm({ notebook, onDone }) {
       : null}`;
 }
 
-const text = (value) => (Array.isArray(value) ? value.join("") : String(value ?? ""));
+const text = (/** @type {unknown} */ value) => (Array.isArray(value) ? value.join("") : String(value ?? ""));
 // Tracebacks carry terminal colours; they are noise on a page.
-const plain = (value) => text(value).replace(/\u001b\[[0-9;]*m/g, "");
+const plain = (/** @type {unknown} */ value) => text(value).replace(/\u001b\[[0-9;]*m/g, "");
 
 /** One output of an executed cell: text, a PNG, or an error with its traceback. HTML output is not rendered (it could carry script). */
+/** @param {{ output: import("../../lib/types.js").CellOutput }} props */
 function Output({ output }) {
   if (output.output_type === "stream") return html`<pre class=${`out ${output.name === "stderr" ? "stderr" : ""}`}>${text(output.text)}</pre>`;
   if (output.output_type === "error") {
@@ -129,8 +145,10 @@ function Output({ output }) {
   return html`<p class="muted small">(an output of type ${Object.keys(data).join(", ") || output.output_type} not shown here)</p>`;
 }
 
+/** @param {{ notebook: Notebook }} props */
 function RunOutput({ notebook }) {
   const ran = Boolean(notebook.attributes?.executed_path) && !pending(notebook);
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").NotebookContent | undefined>} */
   const executed = useData(
     () => (ran ? get(path(notebook.notebook_id, "/_content"), { executed: true }) : Promise.resolve(undefined)),
     [notebook.notebook_id, ran, notebook.no_of_runs, notebook.last_run, notebook.attributes?.last_run_status],
@@ -159,10 +177,14 @@ function RunOutput({ notebook }) {
   </section>`;
 }
 
-/** The notebook's cells as text areas: enough to write a short analysis and run it from here. */
+/**
+ * The notebook's cells as text areas: enough to write a short analysis and run it from here.
+ * @param {{ notebook: Notebook }} props
+ */
 function CellsEditor({ notebook }) {
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").NotebookContent>} */
   const source = useData(() => get(path(notebook.notebook_id, "/_content")), [notebook.notebook_id]);
-  const [cells, setCells] = useState(/** @type {any[] | null} */ (null));
+  const [cells, setCells] = useState(/** @type {EditedCell[] | null} */ (null));
   useEffect(() => {
     if (source.data) setCells((source.data.cells ?? []).map((c) => ({ cell_type: c.cell_type === "markdown" ? "markdown" : "code", source: text(c.source) })));
   }, [source.data]);
@@ -171,8 +193,9 @@ function CellsEditor({ notebook }) {
     return answer;
   });
   // The cells' controls are drawn only once the cells are loaded: `list` is never null in them.
-  /** @type {(list: any[] | null) => any[]} */
-  const loaded = (list) => /** @type {any[]} */ (list);
+  /** @type {(list: EditedCell[] | null) => EditedCell[]} */
+  const loaded = (list) => /** @type {EditedCell[]} */ (list);
+  /** @type {(i: number, patch: Partial<EditedCell>) => void} */
   const change = (i, patch) => setCells((list) => loaded(list).map((c, j) => (j === i ? { ...c, ...patch } : c)));
   if (source.error) return html`<${ErrorNote} error=${source.error} />`;
   if (!cells) return html`<${Loading} what="Loading the cells" />`;
@@ -182,7 +205,7 @@ function CellsEditor({ notebook }) {
       ${cells.map(
         (cell, i) => html`<li class="cell">
           <div class="cell-tools">
-            <${Field} label=${`Type of cell ${i + 1}`} name=${`type-${i}`} as="select" value=${cell.cell_type} onChange=${(e) => change(i, { cell_type: e.currentTarget.value })}>
+            <${Field} label=${`Type of cell ${i + 1}`} name=${`type-${i}`} as="select" value=${cell.cell_type} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change(i, { cell_type: e.currentTarget.value })}>
               <option value="code">Code</option>
               <option value="markdown">Text (Markdown)</option>
             </${Field}>
@@ -196,7 +219,7 @@ function CellsEditor({ notebook }) {
             rows=${Math.min(16, Math.max(3, cell.source.split("\n").length + 1))}
             spellcheck="false"
             value=${cell.source}
-            onInput=${(e) => change(i, { source: e.currentTarget.value })}
+            onInput=${(/** @type {ControlEvent<HTMLTextAreaElement>} */ e) => change(i, { source: e.currentTarget.value })}
           />
         </li>`,
       )}
@@ -209,6 +232,7 @@ function CellsEditor({ notebook }) {
   </form>`;
 }
 
+/** @param {{ notebook: Notebook, onChanged: () => Promise<void>, onDeleted: () => Promise<void> }} props */
 function NotebookDetail({ notebook, onChanged, onDeleted }) {
   const [runAnswer, setRunAnswer] = useState(/** @type {{ ok?: string, error?: unknown } | null} */ (null));
   const [running, setRunning] = useState(false);
@@ -278,9 +302,11 @@ function NotebookDetail({ notebook, onChanged, onDeleted }) {
   </section>`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function Notebooks({ user, route }) {
   const selectedId = route.parts[1] ?? null;
   const [refreshMs, setRefreshMs] = useState(REFRESH_MS);
+  /** @type {import("../../lib/ui.js").Data<Notebook[]>} */
   const list = useData(() => get("/_notebooks/notebooks/_all"), [user.username], refreshMs);
   const notebooks = list.data ?? [];
   // Looked at more often while a run is under way, so that its end shows without a reload.

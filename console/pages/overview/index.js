@@ -7,23 +7,38 @@ import { ErrorNote, Loading, Page, Severity, Status, html, href, useData } from 
 
 const REFRESH_MS = 10_000;
 
-/** Everything the tree shows, fetched level by level, the levels' requests in parallel. */
+/** @typedef {import("../../lib/api.js").User} User */
+/** @typedef {import("../../lib/types.js").Site} Site */
+/** @typedef {import("../../lib/types.js").Plant} Plant */
+/** @typedef {import("../../lib/types.js").PlantFunction} PlantFunction */
+/** @typedef {import("../../lib/types.js").Asset} Asset */
+/** @typedef {import("../../lib/types.js").AssetHealth} AssetHealth */
+/** @typedef {import("../../lib/types.js").SeverityCounts} SeverityCounts */
+
+/**
+ * Everything the tree shows, fetched level by level, the levels' requests in parallel.
+ * @param {User} user
+ */
 async function loadTree(user) {
   const cm = user.modules.includes("Condition Monitoring");
   const alerting = user.modules.includes("Alerting");
+  /** @type {Site[]} */
   const sites = await get("/_config/sites/_list");
   return Promise.all(
     sites.map(async (site) => {
+      /** @type {Plant[]} */
       const plants = await get("/_config/plants/_list", { site_id: site.site_id });
       return {
         ...site,
         plants: await Promise.all(
           plants.map(async (plant) => {
+            /** @type {PlantFunction[]} */
             const functions = await get("/_config/functions/_list", { plant_id: plant.plant_id });
             return {
               ...plant,
               functions: await Promise.all(
                 functions.map(async (fn) => {
+                  /** @type {[Asset[], AssetHealth[], SeverityCounts | null]} */
                   const [assets, health, active] = await Promise.all([
                     get("/_config/assets/_list", { function_id: fn.function_id }),
                     cm ? get("/_cm/assets/_list", { function_id: fn.function_id }).catch(() => []) : [],
@@ -41,8 +56,10 @@ async function loadTree(user) {
   );
 }
 
+/** @type {Record<string, string>} */
 const TONE = { critical: "critical", warning: "warning", normal: "normal" };
 
+/** @param {{ health: AssetHealth | undefined }} props */
 function AssetHealth({ health }) {
   if (!health || !health.asset_status) return html`<${Status} tone="normal">Normal</${Status}>`;
   const tone = TONE[health.asset_status] ?? "normal";
@@ -50,15 +67,17 @@ function AssetHealth({ health }) {
   return html`<${Status} tone=${tone}>${word}</${Status}>${health.asset_faults?.length ? html` <span class="small">(${health.asset_faults.join(", ")})</span>` : null}`;
 }
 
+/** @param {{ active: SeverityCounts | null, functionId: string }} props */
 function AlertCounts({ active, functionId }) {
   if (!active) return null;
   const total = active.high + active.medium + active.low;
   if (total === 0) return html`<span class="muted small">no active alerts</span>`;
   return html`<a class="counts" href=${`#/alerts?function_id=${encodeURIComponent(functionId)}`} aria-label=${`${total} active alerts`}>
-    ${["high", "medium", "low"].filter((s) => active[s] > 0).map((s) => html`<span class="count"><${Severity} level=${s} /> ${active[s]}</span> `)}
+    ${/** @type {(keyof SeverityCounts)[]} */ (["high", "medium", "low"]).filter((s) => active[s] > 0).map((s) => html`<span class="count"><${Severity} level=${s} /> ${active[s]}</span> `)}
   </a>`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function Overview({ user }) {
   if (!user.modules.includes("Configuration")) {
     return html`<${Page} title="Overview">
@@ -68,6 +87,7 @@ export function Overview({ user }) {
   return html`<${Tree} user=${user} />`;
 }
 
+/** @param {{ user: User }} props */
 function Tree({ user }) {
   const { data, error, loading } = useData(() => loadTree(user), [user.username], REFRESH_MS);
   const tools = html`<span class="muted small" aria-live="off">${loading ? "Refreshing…" : `Refreshed every ${REFRESH_MS / 1000} s`}</span>`;

@@ -7,14 +7,20 @@
 import { useEffect, useState } from "preact/hooks";
 import { ErrorNote, Loading, Page, html, href } from "../../lib/ui.js";
 
+/** @typedef {import("../../lib/types.js").Section} Section */
+
+/**
+ * @param {Section} section
+ * @returns {{ View: unknown, error: unknown }}
+ */
 function useSection(section) {
-  const [state, setState] = useState({ route: null, View: null, error: null });
+  const [state, setState] = useState(/** @type {{ route: string | null, View: unknown, error: unknown }} */ ({ route: null, View: null, error: null }));
   useEffect(() => {
     let live = true;
     section
       .load()
       .then((m) => live && setState({ route: section.route, View: m[section.part], error: null }))
-      .catch((error) => live && setState({ route: section.route, View: null, error }));
+      .catch((/** @type {unknown} */ error) => live && setState({ route: section.route, View: null, error }));
     return () => {
       live = false;
     };
@@ -22,6 +28,7 @@ function useSection(section) {
   return state.route === section.route ? state : { View: null, error: null };
 }
 
+/** @param {import("../../lib/types.js").PageProps & { sections: Section[] }} props */
 export function Settings({ user, route, sections }) {
   const section = sections.find((s) => s.route === route.parts[1]) ?? sections[0];
   const { View, error } = useSection(section);

@@ -6,8 +6,13 @@ import { del, post, put } from "../../lib/api.js";
 import { Field, html, time, useGet } from "../../lib/ui.js";
 import { CheckList, CrudSection, EditorForm, PlaceSelects, binder, compact, mayWrite, usePlace, useSubmit } from "../../lib/settings-kit.js";
 
+/** @typedef {import("../../lib/api.js").User} User */
+/** @typedef {import("../../lib/types.js").UserRow} UserRow */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+
 const enc = encodeURIComponent;
 export const MODULES = ["Configuration", "Alerting", "Condition Monitoring", "Energy Monitoring", "Notebooks"];
+/** @type {Record<string, string>} */
 const TYPE_NAMES = {
   "saas-admin": "SaaS admin",
   "support-analyst": "Support analyst",
@@ -15,15 +20,19 @@ const TYPE_NAMES = {
   "plant-admin": "Plant admin",
   "general-user": "General user",
 };
-/** Whom each admin type may create. */
+/**
+ * Whom each admin type may create.
+ * @type {Record<string, string[]>}
+ */
 const CREATABLE = {
   "saas-admin": ["general-user", "plant-admin", "site-admin", "support-analyst", "saas-admin"],
   "site-admin": ["general-user", "plant-admin"],
   "plant-admin": ["general-user"],
 };
 /** Where a user of the type belongs: every site, one site, or one plant. */
-const placeKind = (type) => (type === "saas-admin" || type === "support-analyst" ? "all" : type === "site-admin" ? "site" : "plant");
+const placeKind = (/** @type {string} */ type) => (type === "saas-admin" || type === "support-analyst" ? "all" : type === "site-admin" ? "site" : "plant");
 
+/** @param {import("../../lib/settings-kit.js").Editor<UserRow> & { user: User }} props */
 function UserEditor({ row, user, onDone, onCancel }) {
   const [v, setV] = useState(() => ({
     username: row?.username ?? "",
@@ -39,6 +48,7 @@ function UserEditor({ row, user, onDone, onCancel }) {
   const kind = placeKind(type);
   const types = [...new Set([...(CREATABLE[user.user_type] ?? []), ...(row ? [row.user_type] : [])])];
 
+  /** @param {string} next */
   const changeType = (next) => {
     setType(next);
     // Admin types reach every module: offered all until the modules are chosen by hand.
@@ -67,7 +77,7 @@ function UserEditor({ row, user, onDone, onCancel }) {
       ${row
         ? html`<${Field} label="Username" name="username" value=${row.username} disabled hint="A username is kept" />`
         : html`<${Field} label="Username (email)" name="username" type="email" autocomplete="off" error=${e} required ...${bind("username")} />`}
-      <${Field} as="select" label="User type" name="user_type" error=${e} value=${type} onChange=${(ev) => changeType(ev.currentTarget.value)}>
+      <${Field} as="select" label="User type" name="user_type" error=${e} value=${type} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ ev) => changeType(ev.currentTarget.value)}>
         ${types.map((t) => html`<option value=${t}>${TYPE_NAMES[t] ?? t}</option>`)}
       </${Field}>
       ${kind === "all" ? html`<p class="muted small">Sees every site and plant.</p>` : html`<${PlaceSelects} place=${place} choose=${choose} to=${kind} error=${e} />`}
@@ -88,7 +98,7 @@ function UserEditor({ row, user, onDone, onCancel }) {
       name="modules"
       options=${MODULES.map((m) => ({ value: m, label: m }))}
       value=${modules}
-      onChange=${(m) => {
+      onChange=${(/** @type {string[]} */ m) => {
         setTouched(true);
         setModules(m);
       }}
@@ -98,27 +108,29 @@ function UserEditor({ row, user, onDone, onCancel }) {
   </${EditorForm}>`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function Users({ user }) {
+  /** @type {import("../../lib/ui.js").Data<UserRow[]>} */
   const list = useGet("/_config/users/_list", { site_id: "*", plant_id: "*" });
   return html`<${CrudSection}
     title="Users"
     noun="user"
     list=${list}
     columns=${[
-      { label: "Username", cell: (u) => html`<strong>${u.username}</strong>` },
-      { label: "Type", cell: (u) => TYPE_NAMES[u.user_type] ?? u.user_type },
-      { label: "Site", cell: (u) => u.site_name ?? (u.site_id === "*" ? "All" : "—") },
-      { label: "Plant", cell: (u) => u.plant_name ?? (u.plant_id === "*" ? "All" : "—") },
-      { label: "Modules", cell: (u) => (u.modules?.length ? u.modules.join(", ") : html`<span class="muted">none</span>`) },
-      { label: "Mobile", cell: (u) => [u.country_code, u.mobile_number].filter(Boolean).join(" ") || "—" },
-      { label: "Last sign-in", cell: (u) => (u.last_login_time ? time(Number(u.last_login_time)) : html`<span class="muted">never</span>`) },
+      { label: "Username", cell: (/** @type {UserRow} */ u) => html`<strong>${u.username}</strong>` },
+      { label: "Type", cell: (/** @type {UserRow} */ u) => TYPE_NAMES[u.user_type] ?? u.user_type },
+      { label: "Site", cell: (/** @type {UserRow} */ u) => u.site_name ?? (u.site_id === "*" ? "All" : "—") },
+      { label: "Plant", cell: (/** @type {UserRow} */ u) => u.plant_name ?? (u.plant_id === "*" ? "All" : "—") },
+      { label: "Modules", cell: (/** @type {UserRow} */ u) => (u.modules?.length ? u.modules.join(", ") : html`<span class="muted">none</span>`) },
+      { label: "Mobile", cell: (/** @type {UserRow} */ u) => [u.country_code, u.mobile_number].filter(Boolean).join(" ") || "—" },
+      { label: "Last sign-in", cell: (/** @type {UserRow} */ u) => (u.last_login_time ? time(Number(u.last_login_time)) : html`<span class="muted">never</span>`) },
     ]}
-    rowKey=${(u) => u.username}
-    rowName=${(u) => u.username}
+    rowKey=${(/** @type {UserRow} */ u) => u.username}
+    rowName=${(/** @type {UserRow} */ u) => u.username}
     canCreate=${mayWrite(user, "user")}
     canEdit=${mayWrite(user, "user")}
     canDelete=${mayWrite(user, "user")}
-    renderEditor=${(p) => html`<${UserEditor} ...${p} user=${user} />`}
-    onDelete=${async (u) => (await del(`/_config/users/${enc(u.username)}`))?.message ?? `User ${u.username} deleted`}
+    renderEditor=${(/** @type {import("../../lib/settings-kit.js").Editor<UserRow>} */ p) => html`<${UserEditor} ...${p} user=${user} />`}
+    onDelete=${async (/** @type {UserRow} */ u) => (await del(`/_config/users/${enc(u.username)}`))?.message ?? `User ${u.username} deleted`}
   />`;
 }

@@ -7,6 +7,41 @@ import { del, get, post, put } from "../../lib/api.js";
 import { ErrorNote, Field, Loading, Severity, Status, Table, html, time, useData } from "../../lib/ui.js";
 import { Check, CheckList, CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, numberOf, usePlace, useSubmit, useUsers, withField } from "../../lib/settings-kit.js";
 
+/** @typedef {import("../../lib/types.js").Watcher} Watcher */
+/** @typedef {import("../../lib/types.js").Trigger} Trigger */
+/** @typedef {import("../../lib/types.js").Condition} Condition */
+/** @typedef {import("../../lib/types.js").Suppression} Suppression */
+/** @typedef {import("../../lib/types.js").Monitor} Monitor */
+/** @typedef {import("../../lib/settings-kit.js").Place} Place */
+/** @template Row @typedef {import("../../lib/settings-kit.js").Editor<Row>} Editor */
+/** @template {EventTarget} T @typedef {import("../../lib/types.js").ControlEvent<T>} ControlEvent */
+/** @typedef {{ value: string, label: string }} Option */
+/**
+ * A condition as the form edits it: the threshold as typed.
+ * @typedef {{ monitor_id: string, tag_id: string, comparison: string, threshold: string }} EditedCondition
+ */
+/**
+ * An escalation tier as the form edits it: the media chosen as a list.
+ * @typedef {{ after: string, users: string[], media: string[] }} EditedTier
+ */
+/**
+ * A trigger as the form edits it: texts as typed, media and users as lists.
+ * @typedef {object} EditedTrigger
+ * @property {string} id
+ * @property {string} name
+ * @property {string} severity
+ * @property {string} minimum_duration
+ * @property {string} trigger_relation
+ * @property {EditedCondition[]} condition
+ * @property {string[]} media
+ * @property {string[]} users
+ * @property {string} deadband
+ * @property {string} clear_delay
+ * @property {string} no_data
+ * @property {string} renotify_every
+ * @property {EditedTier[]} escalation
+ */
+
 const enc = encodeURIComponent;
 const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="];
 /** Severity 1 is High, 2 Medium, 3 and above Low (services/alerting/severity.ts). */
@@ -15,7 +50,7 @@ const SEVERITIES = [
   { value: "2", label: "2 · Medium" },
   { value: "3", label: "3 · Low" },
 ];
-const levelOf = (severity) => (Number(severity) <= 1 ? "high" : Number(severity) === 2 ? "medium" : "low");
+const levelOf = (/** @type {unknown} */ severity) => (Number(severity) <= 1 ? "high" : Number(severity) === 2 ? "medium" : "low");
 const MEDIA = [
   { value: "email", label: "Email" },
   { value: "sms", label: "SMS" },
@@ -25,12 +60,16 @@ const DURATION_HINT = "e.g. 30s, 5m, 2h";
 
 /** Trigger ids are the watcher's own: unique within it, kept across edits. */
 const newId = () => `t-${Math.random().toString(36).slice(2, 8)}`;
-const mediaOf = (o) => MEDIA.map((m) => m.value).filter((m) => o?.[m]);
-const mediaFlags = (list) => Object.fromEntries(MEDIA.map((m) => [m.value, list.includes(m.value)]));
+const mediaOf = (/** @type {Record<string, unknown> | undefined} */ o) => MEDIA.map((m) => m.value).filter((m) => o?.[m]);
+const mediaFlags = (/** @type {string[]} */ list) => Object.fromEntries(MEDIA.map((m) => [m.value, list.includes(m.value)]));
 
+/** @type {(c?: Partial<Condition>) => EditedCondition} */
 const conditionState = (c = {}) => ({ monitor_id: c.monitor_id ?? "", tag_id: c.tag_id ?? "", comparison: c.comparison ?? ">=", threshold: c.threshold == null ? "" : String(c.threshold) });
 
-/** A trigger as the form edits it. */
+/**
+ * A trigger as the form edits it.
+ * @type {(t?: Trigger) => EditedTrigger}
+ */
 const triggerState = (t) => ({
   id: t?.id ?? newId(),
   name: t?.name ?? "",
@@ -48,7 +87,7 @@ const triggerState = (t) => ({
 });
 
 /** The spec's trigger; the optional alarm-management fields only when set (absent: today's behaviour). */
-const triggerBody = (t) => ({
+const triggerBody = (/** @type {EditedTrigger} */ t) => ({
   id: t.id,
   name: t.name,
   minimum_duration: t.minimum_duration.trim(),
@@ -62,22 +101,23 @@ const triggerBody = (t) => ({
 
 // ------------------------------------------------------------------ a trigger
 
+/** @param {{ c: EditedCondition, i: number, path: string, monitors: Monitor[] | undefined, change: (patch: Partial<EditedCondition>) => void, remove: () => void, error: unknown }} props */
 function ConditionLine({ c, i, path, monitors, change, remove, error }) {
   const monitor = monitors?.find((m) => m.monitor_id === c.monitor_id);
   const tags = monitor?.tags ?? [];
   const tag = tags.find((t) => t.tag_id === c.tag_id);
   return html`<div class="line" role="group" aria-label=${`Condition ${i + 1}`}>
-    <${Field} as="select" label="Monitor" name=${`${path}.monitor_id`} error=${error} value=${c.monitor_id} onChange=${(e) => change({ monitor_id: e.currentTarget.value, tag_id: "" })}>
+    <${Field} as="select" label="Monitor" name=${`${path}.monitor_id`} error=${error} value=${c.monitor_id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ monitor_id: e.currentTarget.value, tag_id: "" })}>
       <option value="">${monitors ? "Choose a monitor" : "Loading…"}</option>
       ${(monitors ?? []).map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
       ${c.monitor_id && monitors && !monitor ? html`<option value=${c.monitor_id}>${c.monitor_id}</option>` : null}
     </${Field}>
-    <${Field} as="select" label="Tag" name=${`${path}.tag_id`} error=${error} value=${c.tag_id} onChange=${(e) => change({ tag_id: e.currentTarget.value })}>
+    <${Field} as="select" label="Tag" name=${`${path}.tag_id`} error=${error} value=${c.tag_id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ tag_id: e.currentTarget.value })}>
       <option value="">Choose a tag</option>
       ${tags.map((t) => html`<option value=${t.tag_id}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
       ${c.tag_id && !tag ? html`<option value=${c.tag_id}>${c.tag_id}</option>` : null}
     </${Field}>
-    <${Field} as="select" label="Comparison" name=${`${path}.comparison`} error=${error} value=${c.comparison} onChange=${(e) => change({ comparison: e.currentTarget.value })}>
+    <${Field} as="select" label="Comparison" name=${`${path}.comparison`} error=${error} value=${c.comparison} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ comparison: e.currentTarget.value })}>
       ${COMPARISONS.map((op) => html`<option value=${op}>${op}</option>`)}
     </${Field}>
     <${Field}
@@ -86,27 +126,32 @@ function ConditionLine({ c, i, path, monitors, change, remove, error }) {
       error=${error}
       inputmode="decimal"
       value=${c.threshold}
-      onInput=${(e) => change({ threshold: e.currentTarget.value })}
+      onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => change({ threshold: e.currentTarget.value })}
     />
     <${RowButton} label="Remove" what=${`condition ${i + 1}`} onClick=${remove} />
   </div>`;
 }
 
+/** @param {{ tier: EditedTier, i: number, path: string, users: Option[], change: (patch: Partial<EditedTier>) => void, remove: () => void, error: unknown }} props */
 function EscalationLine({ tier, i, path, users, change, remove, error }) {
   return html`<div class="line escalation" role="group" aria-label=${`Escalation tier ${i + 1}`}>
-    <${Field} label="After" name=${`${path}.after`} error=${error} placeholder="15m" hint="Still unacknowledged" value=${tier.after} onInput=${(e) => change({ after: e.currentTarget.value })} />
-    <${CheckList} legend="Escalate to" name=${`${path}.users`} options=${users} value=${tier.users} onChange=${(u) => change({ users: u })} error=${error} scroll />
-    <${CheckList} legend="By" name=${path} options=${MEDIA} value=${tier.media} onChange=${(m) => change({ media: m })} error=${error} />
+    <${Field} label="After" name=${`${path}.after`} error=${error} placeholder="15m" hint="Still unacknowledged" value=${tier.after} onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => change({ after: e.currentTarget.value })} />
+    <${CheckList} legend="Escalate to" name=${`${path}.users`} options=${users} value=${tier.users} onChange=${(/** @type {string[]} */ u) => change({ users: u })} error=${error} scroll />
+    <${CheckList} legend="By" name=${path} options=${MEDIA} value=${tier.media} onChange=${(/** @type {string[]} */ m) => change({ media: m })} error=${error} />
     <${RowButton} label="Remove" what=${`escalation tier ${i + 1}`} onClick=${remove} />
   </div>`;
 }
 
+/** @param {{ t: EditedTrigger, i: number, set: (t: EditedTrigger) => void, remove: () => void, monitors: Monitor[] | undefined, users: Option[], error: unknown }} props */
 function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
   const path = `triggers[${i}]`;
-  const change = (patch) => set({ ...t, ...patch });
+  const change = (/** @type {Partial<EditedTrigger>} */ patch) => set({ ...t, ...patch });
+  /** @type {(key: "name" | "minimum_duration" | "deadband" | "clear_delay" | "no_data" | "renotify_every", label: string, extra?: Record<string, unknown>) => import("preact").ComponentChildren} */
   const text = (key, label, extra = {}) =>
-    html`<${Field} label=${label} name=${`${path}.${key}`} error=${error} value=${t[key]} onInput=${(e) => change({ [key]: e.currentTarget.value })} ...${extra} />`;
+    html`<${Field} label=${label} name=${`${path}.${key}`} error=${error} value=${t[key]} onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => change({ [key]: e.currentTarget.value })} ...${extra} />`;
+  /** @type {(j: number, patch: Partial<EditedCondition>) => void} */
   const setCondition = (j, patch) => change({ condition: t.condition.map((c, k) => (k === j ? { ...c, ...patch } : c)) });
+  /** @type {(j: number, patch: Partial<EditedTier>) => void} */
   const setTier = (j, patch) => change({ escalation: t.escalation.map((e, k) => (k === j ? { ...e, ...patch } : e)) });
   return html`<fieldset class="group inner" data-field=${path}>
     <legend>Trigger ${i + 1}${t.name ? ` · ${t.name}` : ""}</legend>
@@ -115,12 +160,12 @@ function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
         <h4>Rule</h4>
         <div class="form-grid">
           ${text("name", "Trigger name")}
-          <${Field} as="select" label="Severity" name=${`${path}.severity`} error=${error} value=${t.severity} onChange=${(e) => change({ severity: e.currentTarget.value })}>
+          <${Field} as="select" label="Severity" name=${`${path}.severity`} error=${error} value=${t.severity} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ severity: e.currentTarget.value })}>
             ${SEVERITIES.map((s) => html`<option value=${s.value}>${s.label}</option>`)}
             ${SEVERITIES.some((s) => s.value === t.severity) ? null : html`<option value=${t.severity}>${t.severity} · Low</option>`}
           </${Field}>
           ${text("minimum_duration", "Minimum duration", { hint: `Holds this long first; ${DURATION_HINT}` })}
-          <${Field} as="select" label="Conditions combine with" name=${`${path}.trigger_relation`} error=${error} value=${t.trigger_relation} onChange=${(e) => change({ trigger_relation: e.currentTarget.value })}>
+          <${Field} as="select" label="Conditions combine with" name=${`${path}.trigger_relation`} error=${error} value=${t.trigger_relation} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ trigger_relation: e.currentTarget.value })}>
             <option value="AND">AND (all hold)</option>
             <option value="OR">OR (any holds)</option>
           </${Field}>
@@ -133,7 +178,7 @@ function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
               i=${j}
               path=${`${path}.condition[${j}]`}
               monitors=${monitors}
-              change=${(patch) => setCondition(j, patch)}
+              change=${(/** @type {Partial<EditedCondition>} */ patch) => setCondition(j, patch)}
               remove=${() => change({ condition: t.condition.filter((_, k) => k !== j) })}
               error=${error}
             />`,
@@ -144,8 +189,8 @@ function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
       </div>
       <div>
         <h4>Notify</h4>
-        <${CheckList} legend="Notify by" name=${`${path}.notifyTo`} options=${MEDIA} value=${t.media} onChange=${(m) => change({ media: m })} error=${error} />
-        <${CheckList} legend="Notify users" name=${`${path}.notifyTo.users`} options=${users} value=${t.users} onChange=${(u) => change({ users: u })} error=${error} scroll />
+        <${CheckList} legend="Notify by" name=${`${path}.notifyTo`} options=${MEDIA} value=${t.media} onChange=${(/** @type {string[]} */ m) => change({ media: m })} error=${error} />
+        <${CheckList} legend="Notify users" name=${`${path}.notifyTo.users`} options=${users} value=${t.users} onChange=${(/** @type {string[]} */ u) => change({ users: u })} error=${error} scroll />
         <h4>Alarm handling</h4>
         <div class="form-grid">
           ${text("deadband", "Deadband", { inputmode: "decimal", hint: "In the tag's unit: clears only this far past the threshold" })}
@@ -161,7 +206,7 @@ function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
               i=${j}
               path=${`${path}.escalation[${j}]`}
               users=${users}
-              change=${(patch) => setTier(j, patch)}
+              change=${(/** @type {Partial<EditedTier>} */ patch) => setTier(j, patch)}
               remove=${() => change({ escalation: t.escalation.filter((_, k) => k !== j) })}
               error=${error}
             />`,
@@ -176,12 +221,14 @@ function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
 
 // ------------------------------------------------------------------ the watcher form
 
+/** @param {Editor<Watcher> & { start: Place, show: (place: Place) => void }} props */
 function WatcherEditor({ row, start, onDone, onCancel, show }) {
   const [place, choose] = usePlace(row ? { site_id: row.site_id, plant_id: row.plant_id, function_id: row.function_id ?? "" } : start);
   const [name, setName] = useState(row?.watcher_name ?? "");
   const [gateway, setGateway] = useState(row?.gateway_id ?? "");
   const [enabled, setEnabled] = useState(row ? Number(row.is_enabled) === 1 : true);
   const [triggers, setTriggers] = useState(() => (row?.triggers?.length ? row.triggers.map(triggerState) : [triggerState()]));
+  /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").Pipeline[]>} */
   const gateways = useData(() => (place.plant_id ? get("/_config/pipelines/_list", { plant_id: place.plant_id }) : Promise.resolve([])), [place.plant_id]);
   const monitors = useData(() => (place.function_id ? monitorsWithTags({ function_id: place.function_id }) : Promise.resolve([])), [place.function_id]);
   const userList = useUsers();
@@ -205,9 +252,9 @@ function WatcherEditor({ row, start, onDone, onCancel, show }) {
   const known = (gateways.data ?? []).some((g) => g.pipeline_id === gateway);
   return html`<${EditorForm} title=${row ? `Edit watcher ${row.watcher_name}` : "New watcher"} submit=${submit} submitLabel=${row ? "Save" : "Create"} onCancel=${onCancel} className="watcher-form">
     <div class="form-grid">
-      <${Field} label="Watcher name" name="watcher_name" error=${e} required value=${name} onInput=${(ev) => setName(ev.currentTarget.value)} />
+      <${Field} label="Watcher name" name="watcher_name" error=${e} required value=${name} onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ ev) => setName(ev.currentTarget.value)} />
       <${PlaceSelects} place=${place} choose=${choose} to="function" error=${e} />
-      <${Field} as="select" label="Gateway" name="gateway_id" error=${e} value=${gateway} onChange=${(ev) => setGateway(ev.currentTarget.value)} hint="Its readings are watched; one watcher per gateway">
+      <${Field} as="select" label="Gateway" name="gateway_id" error=${e} value=${gateway} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ ev) => setGateway(ev.currentTarget.value)} hint="Its readings are watched; one watcher per gateway">
         <option value="">${gateways.data ? (gateways.data.length ? "Choose a gateway" : "No pipeline in this plant") : "Loading…"}</option>
         ${(gateways.data ?? []).map((g) => html`<option value=${g.pipeline_id}>${g.pipeline_name}${g.function_name ? ` (${g.function_name})` : ""}</option>`)}
         ${gateway && gateways.data && !known ? html`<option value=${gateway}>${row?.gateway_name ?? gateway}</option>` : null}
@@ -221,7 +268,7 @@ function WatcherEditor({ row, start, onDone, onCancel, show }) {
           key=${t.id}
           t=${t}
           i=${i}
-          set=${(next) => setTriggers(triggers.map((x, j) => (j === i ? next : x)))}
+          set=${(/** @type {EditedTrigger} */ next) => setTriggers(triggers.map((x, j) => (j === i ? next : x)))}
           remove=${() => setTriggers(triggers.filter((_, j) => j !== i))}
           monitors=${monitors.data}
           users=${users}
@@ -236,9 +283,11 @@ function WatcherEditor({ row, start, onDone, onCancel, show }) {
 // ------------------------------------------------------------------ maintenance windows
 
 /** A `datetime-local` value (the browser's zone) as ISO 8601 with its offset; empty stays empty. */
-const isoOf = (local) => (local ? new Date(local).toISOString() : "");
+const isoOf = (/** @type {string} */ local) => (local ? new Date(local).toISOString() : "");
 
+/** @param {{ watcher: Watcher }} props */
 function Windows({ watcher }) {
+  /** @type {import("../../lib/ui.js").Data<Watcher>} */
   const fetched = useData(() => get(`/_alerting/watchers/${enc(watcher.watcher_id)}`), [watcher.watcher_id]);
   const [v, setV] = useState({ from: "", to: "", reason: "" });
   const [notice, setNotice] = useState(/** @type {string | null} */ (null));
@@ -254,6 +303,7 @@ function Windows({ watcher }) {
       fetched.reload();
     },
   );
+  /** @param {Suppression} w */
   const remove = async (w) => {
     setFailure(null);
     try {
@@ -265,7 +315,7 @@ function Windows({ watcher }) {
   };
   const now = Date.now();
   const e = submit.error;
-  const bind = (key) => ({ value: v[key], onInput: (ev) => setV((s) => ({ ...s, [key]: ev.currentTarget.value })) });
+  const bind = (/** @type {"from" | "to" | "reason"} */ key) => ({ value: v[key], onInput: (/** @type {ControlEvent<HTMLInputElement>} */ ev) => setV((s) => ({ ...s, [key]: ev.currentTarget.value })) });
   return html`<section class="card windows" aria-labelledby="windows-title">
     <h3 id="windows-title">Maintenance windows of ${watcher.watcher_name}</h3>
     <p class="hint">Alerts that open inside a window are kept but notify nobody.</p>
@@ -276,23 +326,23 @@ function Windows({ watcher }) {
       ? html`<${Table}
           caption="Maintenance windows"
           rows=${fetched.data.suppressions ?? []}
-          rowKey=${(w) => w.id}
+          rowKey=${(/** @type {Suppression} */ w) => w.id}
           empty="No maintenance window"
           columns=${[
-            { label: "From", cell: (w) => time(w.from) },
-            { label: "To", cell: (w) => time(w.to) },
+            { label: "From", cell: (/** @type {Suppression} */ w) => time(w.from) },
+            { label: "To", cell: (/** @type {Suppression} */ w) => time(w.to) },
             {
               label: "Now",
-              cell: (w) =>
+              cell: (/** @type {Suppression} */ w) =>
                 Date.parse(w.to) < now
                   ? html`<span class="muted">Past</span>`
                   : Date.parse(w.from) <= now
                     ? html`<${Status} tone="info">Suppressing</${Status}>`
                     : "Planned",
             },
-            { label: "Reason", cell: (w) => w.reason },
-            { label: "By", cell: (w) => w.created_by ?? "—" },
-            { label: "Actions", cell: (w) => html`<${RowButton} label="Remove" what=${`window ${time(w.from)}`} onClick=${() => remove(w)} />` },
+            { label: "Reason", cell: (/** @type {Suppression} */ w) => w.reason },
+            { label: "By", cell: (/** @type {Suppression} */ w) => w.created_by ?? "—" },
+            { label: "Actions", cell: (/** @type {Suppression} */ w) => html`<${RowButton} label="Remove" what=${`window ${time(w.from)}`} onClick=${() => remove(w)} />` },
           ]}
         />`
       : null}
@@ -310,13 +360,16 @@ function Windows({ watcher }) {
 
 // ------------------------------------------------------------------ the section
 
+/** @param {{ t: Trigger }} props */
 function TriggerSummary({ t }) {
   const fields = [t.deadband ? `deadband ${t.deadband}` : null, t.clear_delay ? `clear delay ${t.clear_delay}` : null, t.escalation?.length ? `${t.escalation.length} escalation tier${t.escalation.length > 1 ? "s" : ""}` : null].filter(Boolean);
   return html`<li><${Severity} level=${levelOf(t.severity)} /> ${t.name} <span class="muted small">after ${t.minimum_duration}${fields.length ? ` · ${fields.join(" · ")}` : ""}</span></li>`;
 }
 
+/** @param {import("../../lib/types.js").PageProps} props */
 export function Watchers({ user }) {
   const [place, choose, setPlace] = usePlace(undefined, true);
+  /** @type {import("../../lib/ui.js").Data<Watcher[]>} */
   const list = useData(() => (place.function_id ? get("/_alerting/watchers/_list", { function_id: place.function_id }) : Promise.resolve([])), [place.function_id]);
   return html`<${CrudSection}
     title="Watchers"
@@ -324,20 +377,20 @@ export function Watchers({ user }) {
     filters=${html`<${PlaceSelects} place=${place} choose=${choose} to="function" />`}
     list=${list}
     columns=${[
-      { label: "Name", cell: (w) => html`<strong>${w.watcher_name}</strong>` },
-      { label: "Gateway", cell: (w) => w.gateway_name },
-      { label: "State", cell: (w) => (Number(w.is_enabled) === 1 ? "Enabled" : html`<${Status} tone="stale">Disabled</${Status}>`) },
-      { label: "Triggers", cell: (w) => html`<ul class="tag-list">${(w.triggers ?? []).map((t) => html`<${TriggerSummary} key=${t.id} t=${t} />`)}</ul>` },
-      { label: "Alerts", num: true, cell: (w) => w.total_alerts },
-      { label: "Last alert", cell: (w) => (w.latest_alert_date ? time(w.latest_alert_date) : html`<span class="muted">none</span>`) },
+      { label: "Name", cell: (/** @type {Watcher} */ w) => html`<strong>${w.watcher_name}</strong>` },
+      { label: "Gateway", cell: (/** @type {Watcher} */ w) => w.gateway_name },
+      { label: "State", cell: (/** @type {Watcher} */ w) => (Number(w.is_enabled) === 1 ? "Enabled" : html`<${Status} tone="stale">Disabled</${Status}>`) },
+      { label: "Triggers", cell: (/** @type {Watcher} */ w) => html`<ul class="tag-list">${(w.triggers ?? []).map((t) => html`<${TriggerSummary} key=${t.id} t=${t} />`)}</ul>` },
+      { label: "Alerts", num: true, cell: (/** @type {Watcher} */ w) => w.total_alerts },
+      { label: "Last alert", cell: (/** @type {Watcher} */ w) => (w.latest_alert_date ? time(w.latest_alert_date) : html`<span class="muted">none</span>`) },
     ]}
-    rowKey=${(w) => w.watcher_id}
-    rowName=${(w) => w.watcher_name}
+    rowKey=${(/** @type {Watcher} */ w) => w.watcher_id}
+    rowName=${(/** @type {Watcher} */ w) => w.watcher_name}
     canCreate=${mayWrite(user, "watcher")}
     canEdit=${mayWrite(user, "watcher")}
     canDelete=${mayWrite(user, "watcher")}
-    renderEditor=${(p) =>
-      html`<${WatcherEditor} ...${p} start=${place} show=${(at) => setPlace({ ...at, asset_id: "" })} />${p.row ? html`<${Windows} watcher=${p.row} />` : null}`}
-    onDelete=${(w) => del(`/_alerting/watchers/${enc(w.watcher_id)}`)}
+    renderEditor=${(/** @type {Editor<Watcher>} */ p) =>
+      html`<${WatcherEditor} ...${p} start=${place} show=${(/** @type {Place} */ at) => setPlace({ ...at, asset_id: "" })} />${p.row ? html`<${Windows} watcher=${p.row} />` : null}`}
+    onDelete=${(/** @type {Watcher} */ w) => del(`/_alerting/watchers/${enc(w.watcher_id)}`)}
   />`;
 }
