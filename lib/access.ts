@@ -1,5 +1,5 @@
 /**
- * Who may see and change what (contract: Identity and access). The gateway and every service
+ * Who may see and change what. The gateway and every service
  * decide with these functions, so a rule is written once.
  */
 import { DomainError } from "./errors";

@@ -1,5 +1,5 @@
 /**
- * Trigger `minimum_duration`: a number with a unit suffix (contract: Identifiers and time).
+ * Trigger `minimum_duration`: a number with a unit suffix.
  * `0s`, `2s`, `500ms`, `5m`, `1h`; a fraction is allowed (`1.5s`). Anything else is not a duration.
  */
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;

@@ -1,5 +1,5 @@
 /**
- * The rule of a trigger, evaluated one reading at a time (contract: Alerting).
+ * The rule of a trigger, evaluated one reading at a time.
  *
  * Pure: (rule, state, reading) -> (state, transition). The service keeps the state in PostgreSQL
  * so evaluation survives a restart; this module knows nothing of storage or the bus.

@@ -1,4 +1,4 @@
-/** Trigger `severity` (lower is more important) to the alert's class (contract: Alerting). */
+/** Trigger `severity` (lower is more important) to the alert's class. */
 export type SeverityName = "High" | "Medium" | "Low";
 export type SeverityKey = "high" | "medium" | "low";
 

@@ -1,4 +1,4 @@
-/** Alert trend buckets (contract: Alerting): hourly when to - from is at most 2 days, else daily. */
+/** Alert trend buckets: hourly when to - from is at most 2 days, else daily. */
 import { severityKey, type SeverityKey } from "./severity";
 import { DAY_MS, HOUR_MS, type Range } from "./time";
 

@@ -201,7 +201,7 @@ const LEVELS = [
 
 /**
  * The hidden watcher of a condition gateway: one trigger per band of each monitor tag's
- * thresholds, the same bands as the CM colours (contract: at `operational` yellow, `caution`
+ * thresholds, the same bands as the CM colours (at `operational` yellow, `caution`
  * orange, `warning` red). Bands do not overlap, so an excursion has one alert at a time and
  * escalating closes the lower band's alert and opens the higher one. Nobody is notified.
  */

@@ -1,5 +1,5 @@
 /**
- * Password reset by a one-time password sent by email (contract: 6 digits, valid 10 minutes,
+ * Password reset by a one-time password sent by email (6 digits, valid 10 minutes,
  * stored hashed, single use, at most 5 wrong tries before it is void): what a check of a stored
  * OTP comes to, and the three operations over the port, asked without signing in.
  */

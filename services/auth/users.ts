@@ -1,5 +1,5 @@
 /**
- * Users: the rules of who may see and manage whom (contract: Identity and access), the spec's
+ * Users: the rules of who may see and manage whom, the spec's
  * shapes, and the operations over the port (create, delete, update, fetch, list, the contact
  * lookup other services use, the first start's admin). Sites and plants are checked in places.ts.
  */

@@ -1,6 +1,6 @@
 /**
  * Significant peaks of an amplitude spectrum and the running speed they are read against
- * (contract: `fundamental_freq`).
+ * (the answer's `fundamental_freq`).
  *
  * A peak is a local maximum (higher than the bin below it, not lower than the bin above) above
  * the noise floor. The floor is the larger of

@@ -1,5 +1,5 @@
 /**
- * The single-sided amplitude spectrum of a vibration capture (contract: Condition monitoring).
+ * The single-sided amplitude spectrum of a vibration capture.
  *
  * - Window: periodic Hann, w[n] = 0.5 − 0.5·cos(2πn/N) (the DFT-even form spectral analysers
  *   use; scipy's `get_window("hann", N)`).

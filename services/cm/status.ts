@@ -1,5 +1,5 @@
 /**
- * Colours of CM tag values and the status of an asset (contract: Condition monitoring).
+ * Colours of CM tag values and the status of an asset.
  *
  * Thresholds are ascending limits (ISO 10816-style zones): below `operational` green, below
  * `caution` yellow, below `warning` orange, else red. The spec sends them as strings; a limit

@@ -6,7 +6,7 @@ export const serverTimeActions: ConfigActions = {
     http: {
       op: 78,
       routes: ["GET /_config/server-time"],
-      // Under /_config, so behind the Configuration module like the rest of the group (contract: route groups).
+      // Under /_config, so behind the Configuration module like the rest of the group.
       group: "utility",
       summary: "Server time",
       description: "The server's clock: UTC seconds since the epoch, with a fraction (seconds, not milliseconds).",

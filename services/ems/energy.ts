@@ -1,6 +1,6 @@
 /**
- * The energy metrics object of the spec and the rules behind its numbers (contract: Condition
- * monitoring and energy): an energy monitor's tags are recognised by unit, consumption is the
+ * The energy metrics object of the spec and the rules behind its numbers:
+ * an energy monitor's tags are recognised by unit, consumption is the
  * counter's increase reported in MWh, Power, Voltage and Current are means over the range, and
  * percent_of_total is the monitor's share of the group: the energy monitors of its function.
  */

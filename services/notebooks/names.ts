@@ -34,7 +34,7 @@ export function untitledName(taken: ReadonlySet<string>): string {
   }
 }
 
-/** `.ipynb` is added when missing (contract: rename body). */
+/** `.ipynb` is added when missing (in a rename's body). */
 export function withExtension(name: string): string {
   return name.endsWith(EXTENSION) ? name : name + EXTENSION;
 }

@@ -9,7 +9,7 @@ import type { NotebooksActions } from "./notebooks.types";
 import { CREATED_EXAMPLE, NBK_IDS_FIELD, NOTEBOOK_EXAMPLE, NOTEBOOK_ID_FIELD } from "./openapi";
 import { idList, text } from "./params";
 
-/** Unknown query keys on list and count operations (contract: HTTP). */
+/** Unknown query keys on list and count operations. */
 const listMessages = { unknown: MSG.excessInputs };
 
 export const notebookActions: NotebooksActions = {

@@ -1,5 +1,5 @@
 /**
- * Schedules (contract: Notebooks): a day of the week or every day, a time HH:MM in UTC, until a
+ * Schedules: a day of the week or every day, a time HH:MM in UTC, until a
  * date and time. Slots come from croner, not from our own date arithmetic. Pure.
  */
 import { Cron } from "croner";

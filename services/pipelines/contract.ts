@@ -138,7 +138,7 @@ export interface ReadingBatch {
 /** A reading's stable id: its batch and its place in it (the same after any redelivery). */
 export const readingId = (batch: Pick<ReadingBatch, "batch_id">, index: number): string => `${batch.batch_id}:${index}`;
 
-/** One message of the `waveforms` stream: one vibration capture (contract: waveforms). */
+/** One message of the `waveforms` stream: one vibration capture. */
 export interface WaveformMessage {
   waveform_id: string;
   pipeline_id: string;

@@ -1,5 +1,5 @@
 /**
- * The ingestion routes (contract: Pipelines and data ingestion): a gateway, known by its ingest
+ * The ingestion routes: a gateway, known by its ingest
  * key as the bearer token, sends readings, waveforms and heartbeats, fetches its configuration,
  * and polls and acks its start/stop actions.
  */

@@ -1,5 +1,5 @@
 /**
- * The ingestion API (contract: Pipelines and data ingestion): a gateway, known by its bearer
+ * The ingestion API: a gateway, known by its bearer
  * ingest key, sends readings, waveforms and heartbeats, and polls and acks its actions.
  *
  * A reading answered 200 is durable: the batch, its counters and its stream message are one

@@ -48,7 +48,7 @@ export const MSG = {
   failedToConnect: "Failed to connect to DB",
   ignoreTypeNotList: "ignore_type must be a list",
 
-  // Ingestion API (contract: Pipelines and data ingestion)
+  // Ingestion API
   invalidIngestKey: "Invalid ingest key",
   heartbeatRecorded: "Heartbeat recorded",
   actionAcknowledged: "Action acknowledged",

@@ -1,7 +1,7 @@
 /**
  * pipelines: gateways and third-party integrations (spec ops 46-57), their actions, and the
- * ingestion API through which readings, waveforms and heartbeats enter the system (contract:
- * Pipelines and data ingestion). Publishes the `readings` and `waveforms` durable streams and
+ * ingestion API through which readings, waveforms and heartbeats enter the system.
+ * Publishes the `readings` and `waveforms` durable streams and
  * emits `pipelines.monitor.registered|unregistered` (their types: contract.ts).
  *
  * Each module of actions carries its operations' routes, params and docs beside the handlers;

@@ -146,7 +146,7 @@ export interface Rejection {
 const READING_KEYS = new Set(["monitor_id", "tag_id", "ts", "value"]);
 
 /**
- * Splits a batch into the readings kept and the ones refused with their reason (contract: a
+ * Splits a batch into the readings kept and the ones refused with their reason (a
  * reading for a monitor or tag the pipeline does not map is rejected, the rest are kept).
  */
 export function checkReadings(

@@ -10,8 +10,11 @@ const root = path.resolve(__dirname, "../../..");
 
 /** Written in pieces, so that this file does not cite them itself. */
 const OUTSIDE_DOCS = ["EXTENSIONS", "CONTRACT", "interface-spec"].map((name) => `${name}.md`);
-/** Any of the three by file name, and the extensions document's short form (its name, then a section sign). */
-const CITATION = new RegExp(`${OUTSIDE_DOCS.map((d) => d.replace(/[.-]/g, "\\$&")).join("|")}|\\b${"EXTENSIONS"}\\s*§`);
+/**
+ * Any of the three by file name, the extensions document's short form (its name, then a section
+ * sign), and a section of the contract named in parentheses: "(contract", a colon, a capitalised name.
+ */
+const CITATION = new RegExp(`${OUTSIDE_DOCS.map((d) => d.replace(/[.-]/g, "\\$&")).join("|")}|\\b${"EXTENSIONS"}\\s*§|\\(${"contract"}: [A-Z]`);
 
 /** Not the project's own source: dependencies, build output, data and test artifacts (.gitignore). */
 const IGNORED_DIRS = new Set([".git", "node_modules", "dist", "data", "coverage", "test/artifacts"]);
@@ -45,7 +48,7 @@ describe("citations in comments and docs", () => {
   });
 
   it("knows a citation when it sees one", () => {
-    for (const line of [`// (${OUTSIDE_DOCS[0]} §1)`, `(${"EXTENSIONS"} §8)`, `see ${OUTSIDE_DOCS[1]}`, `(${OUTSIDE_DOCS[2]}: Errors)`]) {
+    for (const line of [`// (${OUTSIDE_DOCS[0]} §1)`, `(${"EXTENSIONS"} §8)`, `see ${OUTSIDE_DOCS[1]}`, `(${OUTSIDE_DOCS[2]}: Errors)`, `(${"contract"}: Alerting)`]) {
       expect(CITATION.test(line)).toBe(true);
     }
     expect(CITATION.test("the interface's contract (contract.ts), docs/security.md")).toBe(false);
