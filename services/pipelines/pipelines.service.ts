@@ -30,6 +30,7 @@ import { foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRete
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
+import { sparkplugActions } from "./sparkplug.actions";
 import { sqlConnectActions } from "./sql-connect.actions";
 import { thirdPartyActions } from "./thirdparty.actions";
 
@@ -92,6 +93,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     ...ingestActions, // the gateways' side: readings, waveforms, heartbeats, actions
     ...historyActions, // a tag's history at any zoom, and CSV export (routes under /_cm)
     ...internalActions, // for config, alerting and operators
+    ...sparkplugActions, // the mqtt service's Sparkplug gateways and host
   },
 
   events: {

@@ -90,7 +90,7 @@ export interface PipelineWrite {
 const json = (v: unknown) => JSON.stringify(v);
 
 /** TypeORM answers an UPDATE/DELETE with [rows, count] and anything else with rows. */
-function rowsOf<T>(result: unknown): T[] {
+export function rowsOf<T>(result: unknown): T[] {
   const r = result as unknown[];
   return (r.length === 2 && Array.isArray(r[0]) && typeof r[1] === "number" ? r[0] : r) as T[];
 }
