@@ -94,6 +94,16 @@ export interface AppConfig {
   secretsKey: string | undefined;
   /** After an ingest key is rotated, the old one keeps working this long (seconds). */
   ingestKeyGraceS: number;
+  /** The MQTT front door's port (Sparkplug gateways, docs/sparkplug.md); 0: no front door. */
+  mqttPort: number;
+  /** The Sparkplug host id: the front door's and the host's STATE topic, `spBv1.0/STATE/<id>`. */
+  mqttHostId: string;
+  /** The plant's broker the service is a Sparkplug primary host on (mqtt://host:1883); undefined: none. */
+  mqttUrl: string | undefined;
+  mqttUsername: string | undefined;
+  mqttPassword: string | undefined;
+  /** The sites whose edge pipelines the plant's broker serves; null: all. */
+  mqttSites: string[] | null;
 }
 
 export const ALL_SERVICES = [
@@ -106,6 +116,7 @@ export const ALL_SERVICES = [
   "notebooks",
   "cm",
   "ems",
+  "mqtt",
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -179,6 +190,13 @@ function natsAuthOf(env: Env): NatsAuth | undefined {
     throw new Error("TRANSPORTER's URLs carry credentials other than NATS_USER/NATS_PASSWORD: give them in one place");
   }
   return { user, pass };
+}
+
+/** MQTT_HOST_ID: one topic level, so no `/`, `+` or `#`. */
+function mqttHostIdOf(env: Env): string {
+  const id = str(env, "MQTT_HOST_ID") ?? "ims";
+  if (/[/+#]/.test(id)) throw new Error(`MQTT_HOST_ID must be one topic level (no "/", "+" or "#"), got "${id}"`);
+  return id;
 }
 
 export function readConfig(env: Env = process.env): AppConfig {
@@ -258,6 +276,12 @@ export function readConfig(env: Env = process.env): AppConfig {
     sourceAllow: sourceAllowOf(env),
     secretsKey: secretsKeyOf(env),
     ingestKeyGraceS: int(env, "INGEST_KEY_GRACE_S", 3600, 0),
+    mqttPort: int(env, "MQTT_PORT", 1883, 0, 65535),
+    mqttHostId: mqttHostIdOf(env),
+    mqttUrl: str(env, "MQTT_URL"),
+    mqttUsername: str(env, "MQTT_USERNAME"),
+    mqttPassword: str(env, "MQTT_PASSWORD"),
+    mqttSites: str(env, "MQTT_SITES")?.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) ?? null,
   };
 }
 
