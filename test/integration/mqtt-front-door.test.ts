@@ -121,7 +121,7 @@ describe("the MQTT front door", () => {
         "DDATA",
         [
           { alias: 1, type: "Double", value: i + 0.125, timestamp: t0 + i },
-          { alias: 2, type: "Int32", value: -i },
+          { alias: 2, type: "Int32", value: 1000 - i },
         ],
         { device: "1", timestamp: t0 + i },
       );
@@ -133,7 +133,7 @@ describe("the MQTT front door", () => {
       { monitor_id: h.fan.id, tag_id: "vib", ts: String(t0 - 1), value: 1 },
     ];
     for (let i = 0; i < 1000; i++) {
-      expected.push({ monitor_id: h.pump.id, tag_id: "flow", ts: String(t0 + i), value: -i });
+      expected.push({ monitor_id: h.pump.id, tag_id: "flow", ts: String(t0 + i), value: 1000 - i });
       expected.push({ monitor_id: h.pump.id, tag_id: "pressure", ts: String(t0 + i), value: i + 0.125 });
     }
     expect(rows).toHaveLength(2003);
