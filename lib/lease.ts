@@ -64,7 +64,7 @@ export class Leases {
   private async connection(): Promise<Client> {
     if (this.closed) throw new Error("leases closed");
     if (this.client) return this.client;
-    const client = new Client({ connectionString: this.opts.databaseUrl, application_name: `leases:${this.opts.scope}` });
+    const client = new Client({ connectionString: this.opts.databaseUrl, application_name: `leases:${this.opts.scope}:${process.pid}` });
     client.on("error", () => this.lost(client));
     client.on("end", () => this.lost(client));
     await client.connect();

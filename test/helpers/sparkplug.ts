@@ -12,8 +12,9 @@ export const decode = (b: Uint8Array): UPayload => codec.decodePayload(b);
 
 export interface EdgeNodeOptions {
   url: string;
-  username: string;
-  password: string;
+  /** The front door's: the pipeline id and its ingest key; a plant's broker may ask for none. */
+  username?: string;
+  password?: string;
   group?: string;
   edgeNode: string;
   bdSeq?: number;
