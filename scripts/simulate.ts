@@ -399,7 +399,7 @@ function sparkplugGateway(config: GatewayConfig, phases: Map<string, number>): P
 async function main(): Promise<void> {
   const config = await call<GatewayConfig>("GET", "");
   let running = a.run || config.status === "running";
-  log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${running ? ", streaming" : ", waiting for a start action"}`);
+  log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${a.mqtt ? ", as a Sparkplug edge node" : running ? ", streaming" : ", waiting for a start action"}`);
   for (const m of config.monitors) log(`  ${m.monitor_type} "${m.monitor_name}": ${m.tags.map((t) => `${t.tag_name} [${t.tag_unit}]`).join(", ") || "no tags"}`);
   const phases = new Map(config.monitors.flatMap((m) => m.tags.map((t) => [`${m.monitor_id}/${t.tag_id}`, Math.random() * 2 * Math.PI] as const)));
   // History first, then the live gateway: the kWh counters rise through both in time order.
