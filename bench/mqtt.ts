@@ -90,10 +90,11 @@ async function main(): Promise<void> {
   try {
     const { fn, monitor, tags, gw } = await seed(cluster.http);
     const mqttProcess = cluster.process("mqtt");
-    await pollUntil(async () => mqttProcess.output().includes("MQTT front door"), 60_000, "the front door", [mqttProcess]);
-
     // (a) one node, 500 metrics a message, QoS 1, INFLIGHT messages awaiting their PUBACK.
-    const node = await EdgeNode.connect({ url, username: gw.id, password: gw.ingest_key, edgeNode: edgeNodeOf(mac(0)), reconnect: false });
+    let node: EdgeNode | undefined;
+    const connect = () => EdgeNode.connect({ url, username: gw.id, password: gw.ingest_key, edgeNode: edgeNodeOf(mac(0)), reconnect: false });
+    await pollUntil(async () => !!(node = await connect().catch(() => undefined)), 60_000, "the front door", [mqttProcess]);
+    if (!node) throw new Error("no front door");
     await node.nbirth();
     await node.send("DBIRTH", tags.map((t, i) => ({ name: t, alias: i + 1, type: "Double", value: 0 })), { device: "1" });
     let ts = Date.now() - 3_600_000;
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
       Array.from({ length: INFLIGHT }, async () => {
         while (Date.now() < until) {
           const at = ts++;
-          await node.send("DDATA", tags.map((_, i) => ({ alias: i + 1, type: "Double", value: i, timestamp: at })), { device: "1", timestamp: at });
+          await node!.send("DDATA", tags.map((_, i) => ({ alias: i + 1, type: "Double", value: i, timestamp: at })), { device: "1", timestamp: at });
           acked++;
         }
       }),

@@ -8,7 +8,7 @@ import { LocalCache, SharedCache } from "../../lib/cache";
 import type { Caller } from "../../lib/contract";
 import { countDomain } from "../../lib/metrics";
 import { resolveMonitors, type ResolvedMonitor } from "../config/contract";
-import type { PipelinesEnv } from "./context";
+import type { KeyedPipeline, PipelinesEnv } from "./context";
 import type { Reading, SparkplugIngested, SparkplugMetric, SparkplugNode } from "./contract";
 import { ingestReadings, pipelineOfIngestKey } from "./ingest";
 import * as repo from "./repo";
@@ -104,16 +104,27 @@ export function targetOf(names: MetricNames, device: string | null, name: string
   return scope?.get(name) ?? SPARKPLUG_REASONS.unknownName;
 }
 
-/** Per service instance (each replica's env): the names of each pipeline's metrics, briefly, as the ingest path keeps its mappings. */
-const namesCaches = new WeakMap<PipelinesEnv, LocalCache<MetricNames>>();
+/** What a node's messages need of its pipeline: where it is, and what its metrics' names are readings of. */
+interface NodePipeline {
+  place: KeyedPipeline;
+  names: MetricNames;
+}
 
-async function metricNamesFor(env: PipelinesEnv, caller: Caller, row: PipelineRow): Promise<MetricNames> {
-  let cache = namesCaches.get(env);
+/** Per service instance (each replica's env), briefly, as the ingest path keeps its mappings: a message costs no lookup. */
+const nodePipelines = new WeakMap<PipelinesEnv, LocalCache<NodePipeline | null>>();
+
+function nodePipelineOf(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<NodePipeline | null> {
+  let cache = nodePipelines.get(env);
   if (!cache) {
     cache = new LocalCache({ ttlMs: 5000 });
-    namesCaches.set(env, cache);
+    nodePipelines.set(env, cache);
   }
-  return cache.getOrLoad(row.pipeline_id, async () => metricNamesOf(row, await resolveMonitors(caller, await repo.registeredMonitors(env.db, row.pipeline_id))));
+  return cache.getOrLoad(pipeline_id, async () => {
+    const row = await repo.findPipeline(env.db, pipeline_id, "edge");
+    if (!row) return null;
+    const monitors = await resolveMonitors(caller, await repo.registeredMonitors(env.db, row.pipeline_id));
+    return { place: { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, until: null }, names: metricNamesOf(row, monitors) };
+  });
 }
 
 /**
@@ -126,24 +137,22 @@ export async function ingestMetrics(
   caller: Caller,
   p: { pipeline_id: string; message_id: string; metrics: SparkplugMetric[] },
 ): Promise<SparkplugIngested> {
-  const row = await repo.findPipeline(env.db, p.pipeline_id.toLowerCase(), "edge");
-  if (!row) return { accepted: 0, rejected: p.metrics.map((m) => ({ device: m.device, name: m.name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false };
-  const names = await metricNamesFor(env, caller, row);
+  const pipeline = await nodePipelineOf(env, caller, p.pipeline_id.toLowerCase());
+  if (!pipeline) return { accepted: 0, rejected: p.metrics.map((m) => ({ device: m.device, name: m.name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false };
   const readings: Reading[] = [];
   const sent: SparkplugMetric[] = [];
   const rejected: SparkplugIngested["rejected"] = [];
   for (const m of p.metrics) {
-    const target = targetOf(names, m.device, m.name);
+    const target = targetOf(pipeline.names, m.device, m.name);
     if (typeof target === "string") rejected.push({ device: m.device, name: m.name, reason: target });
     else {
       readings.push({ monitor_id: target.monitor_id, tag_id: target.tag_id, ts: m.ts, value: m.value });
       sent.push(m);
     }
   }
-  countDomain(env.broker, "readings.rejected", { pipeline_id: row.pipeline_id }, rejected.length);
+  countDomain(env.broker, "readings.rejected", { pipeline_id: pipeline.place.pipeline_id }, rejected.length);
   const keyed = { key: `sparkplug:${p.message_id}`, fingerprint: createHash("sha256").update(`sparkplug\n${p.message_id}`).digest() };
-  const place = { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, until: null };
-  const outcome = await ingestReadings(env, caller, place, readings, keyed);
+  const outcome = await ingestReadings(env, caller, pipeline.place, readings, keyed);
   if (outcome.replayed) return { accepted: 0, rejected: [], replayed: true };
   for (const r of outcome.answer.rejected) {
     const m = sent[r.index]!;
