@@ -4,9 +4,10 @@
  * free port, Sparkplug B edge nodes over real MQTT connections, and the readings, statuses,
  * alerts and emails they lead to.
  */
+import { spawn } from "node:child_process";
 import net from "node:net";
 import { Client } from "pg";
-import { freePort, pollUntil, startCluster, type Cluster } from "../helpers/cluster";
+import { freePort, pollUntil, REPO_ROOT, startCluster, type Cluster } from "../helpers/cluster";
 import type { TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
 import { EdgeNode, edgeNodeOfMac } from "../helpers/sparkplug";
@@ -224,5 +225,26 @@ describe("the MQTT front door", () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(smtp.received.filter((m) => m.to.includes("oncall-mqtt@example.com"))).toHaveLength(1);
     await node.close();
+  }, 60_000);
+
+  it("is fed by the simulator as a Sparkplug edge node (npm run simulate -- --mqtt), which dies cleanly when stopped", async () => {
+    const body = edgeBody(h, [h.meter.id], { function_enabled_in_registration: true });
+    const sim = await edge(cluster, body);
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/simulate.ts", "--mqtt", "--pipeline", sim.id, "--key", sim.ingest_key, "--url", cluster.baseUrl, "--broker", url, "--rate", "5"], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    try {
+      await pollUntil(async () => (await readingsOf(sim.id)).some((r) => r.tag_id === "kw"), 30_000, `the simulator's readings\n${output}`);
+      expect(new Set((await readingsOf(sim.id)).map((r) => r.tag_id))).toEqual(new Set(["kwh", "kw"]));
+    } finally {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    expect(output).toContain("died cleanly");
   }, 60_000);
 });
