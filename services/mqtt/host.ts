@@ -116,7 +116,7 @@ export async function startHost(port: MqttPort, cfg: AppConfig): Promise<Primary
   }
 
   function handle(node: SparkplugNode, message: Message): void {
-    nodes.handle(node, message.topic, message.payload).catch((err: unknown) => port.log.warn(MSG.storeFailed(node.edge_node, String(err))));
+    nodes.handle(node, message.topic, message.payload).catch((err: unknown) => port.log.warn(MSG.hostStoreFailed(node.edge_node, String(err))));
   }
 
   let claiming: Promise<void> | null = null;
@@ -137,7 +137,7 @@ export async function startHost(port: MqttPort, cfg: AppConfig): Promise<Primary
         }
         if (!hadState && held.has(hostKey(cfg.mqttHostId))) await holdState();
       } catch (err) {
-        port.log.warn(`Sparkplug host: leases not taken (${String(err)})`);
+        port.log.warn(MSG.hostLeasesNotTaken(String(err)));
       } finally {
         claiming = null;
       }

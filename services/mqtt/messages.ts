@@ -11,5 +11,7 @@ export const MSG = {
   rejected: (edge_node: string, counts: string) => `Sparkplug node ${edge_node}: metrics rejected: ${counts}`,
   storeFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: message not stored (${why}); not acknowledged, the node sends it again`,
   hostConnected: (url: string, hostId: string) => `Sparkplug host ${hostId} on ${url}`,
+  hostStoreFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: message not stored (${why}); the replica that takes the node over replays what it kept`,
+  hostLeasesNotTaken: (why: string) => `Sparkplug host: leases not taken (${why}); tried again shortly`,
   hostUnknownNode: (edge_node: string) => `Sparkplug node ${edge_node} names no edge pipeline of MQTT_SITES; its messages are ignored`,
 } as const;

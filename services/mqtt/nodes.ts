@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type { SparkplugNode } from "../pipelines/contract";
 import { MSG } from "./messages";
 import type { MqttPort } from "./port";
-import { decodePayload, newNodeState, rebirthCommand, receive, type NodeState, type Topic } from "./sparkplug";
+import { decodePayload, newNodeState, rebirthCommand, receive, topicText, type NodeState, type Topic } from "./sparkplug";
 
 /** Sends a command to a node on the broker its messages came through. */
 export type Publish = (topic: string, payload: Buffer) => Promise<void>;
@@ -69,7 +69,7 @@ export class SparkplugNodes {
     try {
       payload = decodePayload(bytes);
     } catch {
-      this.port.log.warn(MSG.undecodable(session.node.edge_node, `${topic.type}`));
+      this.port.log.warn(MSG.undecodable(session.node.edge_node, topicText(topic)));
       return;
     }
     const got = receive(session.state, topic, payload, now);

@@ -35,6 +35,8 @@ export function parseTopic(topic: string): Topic | null {
   return null;
 }
 
+export const topicText = (t: Topic): string => `${NAMESPACE}/${t.group}/${t.type}/${t.edge_node}${t.device === null ? "" : `/${t.device}`}`;
+
 /** A topic filter a node may subscribe to: the hosts' STATE, or anything under its own node id. */
 export function mayNodeSubscribe(filter: string, edge_node: string): boolean {
   const [ns, group, type, node, ...rest] = filter.split("/");
