@@ -30,7 +30,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { simulateSparkplug } from "./simulate-mqtt";
+import type { SparkplugGateway } from "./simulate-mqtt";
 
 interface Args {
   pipeline: string;
@@ -384,7 +384,7 @@ async function backfill(config: GatewayConfig, phases: Map<string, number>, span
 }
 
 /** The gateway as a Sparkplug edge node: each registered monitor a device named by its slave id, each tag a metric named by its tag name. */
-function sparkplugGateway(config: GatewayConfig, phases: Map<string, number>): Parameters<typeof simulateSparkplug>[0] {
+function sparkplugGateway(config: GatewayConfig, phases: Map<string, number>): SparkplugGateway {
   const slaves = new Map(config.registration.map((r) => [r.monitor_id, r.slave_id === undefined || r.slave_id === null ? null : String(r.slave_id)]));
   const devices = config.monitors.flatMap((m) => {
     const slave_id = slaves.get(m.monitor_id);
@@ -404,7 +404,8 @@ async function main(): Promise<void> {
   const phases = new Map(config.monitors.flatMap((m) => m.tags.map((t) => [`${m.monitor_id}/${t.tag_id}`, Math.random() * 2 * Math.PI] as const)));
   // History first, then the live gateway: the kWh counters rise through both in time order.
   if (a.backfill > 0) await backfill(config, phases, a.backfill, a.step);
-  if (a.mqtt) return simulateSparkplug(sparkplugGateway(config, phases));
+  // Loaded only as an edge node: the HTTP gateway starts without the MQTT client.
+  if (a.mqtt) return (await import("./simulate-mqtt")).simulateSparkplug(sparkplugGateway(config, phases));
 
   let sent = 0;
   let stopping = false;
