@@ -405,7 +405,7 @@ async function main(): Promise<void> {
   // History first, then the live gateway: the kWh counters rise through both in time order.
   if (a.backfill > 0) await backfill(config, phases, a.backfill, a.step);
   // Loaded only as an edge node: the HTTP gateway starts without the MQTT client.
-  if (a.mqtt) return (await import("./simulate-mqtt")).simulateSparkplug(sparkplugGateway(config, phases));
+  if (a.mqtt) return (await import("./simulate-mqtt.js")).simulateSparkplug(sparkplugGateway(config, phases));
 
   let sent = 0;
   let stopping = false;
