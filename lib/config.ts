@@ -94,6 +94,16 @@ export interface AppConfig {
   secretsKey: string | undefined;
   /** After an ingest key is rotated, the old one keeps working this long (seconds). */
   ingestKeyGraceS: number;
+  /** The MQTT front door's port (Sparkplug gateways, docs/sparkplug.md); 0: no front door. */
+  mqttPort: number;
+  /** The Sparkplug host id: the front door's and the host's STATE topic, `spBv1.0/STATE/<id>`. */
+  mqttHostId: string;
+  /** The plant's broker the service is a Sparkplug primary host on (mqtt://host:1883); undefined: none. */
+  mqttUrl: string | undefined;
+  mqttUsername: string | undefined;
+  mqttPassword: string | undefined;
+  /** The sites whose edge pipelines the plant's broker serves; null: all. */
+  mqttSites: string[] | null;
 }
 
 export const ALL_SERVICES = [
@@ -107,6 +117,13 @@ export const ALL_SERVICES = [
   "cm",
   "ems",
 ] as const;
+
+/**
+ * What SERVICES accepts and runs by default: the services above, which the deployment manifests
+ * (k8s/, docker-compose.yml) run one per container, and the mqtt service (docs/sparkplug.md),
+ * which they do not run yet.
+ */
+export const SERVICE_NAMES = [...ALL_SERVICES, "mqtt"] as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -181,13 +198,20 @@ function natsAuthOf(env: Env): NatsAuth | undefined {
   return { user, pass };
 }
 
+/** MQTT_HOST_ID: one topic level, so no `/`, `+` or `#`. */
+function mqttHostIdOf(env: Env): string {
+  const id = str(env, "MQTT_HOST_ID") ?? "ims";
+  if (/[/+#]/.test(id)) throw new Error(`MQTT_HOST_ID must be one topic level (no "/", "+" or "#"), got "${id}"`);
+  return id;
+}
+
 export function readConfig(env: Env = process.env): AppConfig {
   const dataDir = path.resolve(str(env, "DATA_DIR") ?? "./data");
-  const services = (str(env, "SERVICES") ?? ALL_SERVICES.join(","))
+  const services = (str(env, "SERVICES") ?? SERVICE_NAMES.join(","))
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = services.filter((s) => !(ALL_SERVICES as readonly string[]).includes(s));
+  const unknown = services.filter((s) => !(SERVICE_NAMES as readonly string[]).includes(s));
   if (unknown.length) throw new Error(`SERVICES names unknown services: ${unknown.join(", ")}`);
   const nodeEnv = str(env, "NODE_ENV") ?? "development";
   const adminPassword = str(env, "ADMIN_PASSWORD");
@@ -258,6 +282,12 @@ export function readConfig(env: Env = process.env): AppConfig {
     sourceAllow: sourceAllowOf(env),
     secretsKey: secretsKeyOf(env),
     ingestKeyGraceS: int(env, "INGEST_KEY_GRACE_S", 3600, 0),
+    mqttPort: int(env, "MQTT_PORT", 1883, 0, 65535),
+    mqttHostId: mqttHostIdOf(env),
+    mqttUrl: str(env, "MQTT_URL"),
+    mqttUsername: str(env, "MQTT_USERNAME"),
+    mqttPassword: str(env, "MQTT_PASSWORD"),
+    mqttSites: str(env, "MQTT_SITES")?.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) ?? null,
   };
 }
 

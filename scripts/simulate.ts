@@ -14,6 +14,10 @@
  *     rotating_speed, else 1480 RPM) with harmonics, a bearing tone and noise.
  * `--run` streams from the start without waiting for a start action.
  *
+ * `--mqtt` makes it a Sparkplug B edge node instead (scripts/simulate-mqtt.ts, docs/sparkplug.md):
+ * its configuration still comes from the ingestion API, its readings go over MQTT to `--broker`
+ * (the service's front door by default, or the plant's broker the service is a host on).
+ *
  * `--backfill <span>` first sends the history a gateway would have buffered: every tag at every
  * `--step` from now - span to now, oldest first, in batches of BACKFILL_BATCH readings through the
  * same ingestion API, with a triaxial capture of each condition monitor every hour; then it goes
@@ -26,6 +30,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
+import type { SparkplugGateway } from "./simulate-mqtt";
 
 interface Args {
   pipeline: string;
@@ -37,6 +42,11 @@ interface Args {
   /** How far back to send history, ms (0: none). */
   backfill: number;
   step: number;
+  /** As a Sparkplug B edge node over MQTT, to `broker`. */
+  mqtt: boolean;
+  broker: string;
+  hostId: string;
+  group: string;
 }
 
 interface MonitorConfig {
@@ -51,6 +61,8 @@ interface GatewayConfig {
   pipeline_id: string;
   pipeline_name: string;
   status: string;
+  settings: { mac_address?: string };
+  registration: { monitor_id: string; slave_id?: string | number | null }[];
   monitors: MonitorConfig[];
 }
 
@@ -66,6 +78,11 @@ const USAGE = `usage: npm run simulate -- --pipeline <id> --key <ingest key> [--
   --backfill <span>       first send the history of every tag from now - span to now (units s, m, h, d: 30d, 12h),
                           with an hourly capture of each condition monitor; then go on as a gateway
   --step <span>           time between backfilled readings (default 60s)
+  --mqtt                  be a Sparkplug B edge node over MQTT instead (docs/sparkplug.md): births, data by alias
+                          --rate times a second, rebirth when asked, death on Ctrl-C
+  --broker <url>          with --mqtt: the MQTT broker (default mqtt://127.0.0.1:MQTT_PORT, else 1883)
+  --host-id <id>          with --mqtt: the primary host whose STATE to wait for (default MQTT_HOST_ID, else ims)
+  --group <id>            with --mqtt: the Sparkplug group id (default Plant)
   -h, --help              this text`;
 
 function parse() {
@@ -79,6 +96,10 @@ function parse() {
       run: { type: "boolean", default: false },
       backfill: { type: "string" },
       step: { type: "string", default: "60s" },
+      mqtt: { type: "boolean", default: false },
+      broker: { type: "string", default: `mqtt://127.0.0.1:${process.env.MQTT_PORT ?? "1883"}` },
+      "host-id": { type: "string", default: process.env.MQTT_HOST_ID ?? "ims" },
+      group: { type: "string", default: "Plant" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -132,6 +153,10 @@ function args(): Args {
     run: values.run,
     backfill,
     step,
+    mqtt: values.mqtt,
+    broker: values.broker,
+    hostId: values["host-id"],
+    group: values.group,
   };
 }
 
@@ -358,14 +383,29 @@ async function backfill(config: GatewayConfig, phases: Map<string, number>, span
   );
 }
 
+/** The gateway as a Sparkplug edge node: each registered monitor a device named by its slave id, each tag a metric named by its tag name. */
+function sparkplugGateway(config: GatewayConfig, phases: Map<string, number>): SparkplugGateway {
+  const slaves = new Map(config.registration.map((r) => [r.monitor_id, r.slave_id === undefined || r.slave_id === null ? null : String(r.slave_id)]));
+  const devices = config.monitors.flatMap((m) => {
+    const slave_id = slaves.get(m.monitor_id);
+    if (!slave_id) return [];
+    const tags = m.tags.map((tag) => ({ name: tag.tag_name, value: (t: number, dtS: number) => valueOf(m, tag, t, dtS, phases.get(`${m.monitor_id}/${tag.tag_id}`) ?? 0) }));
+    return [{ slave_id, tags }];
+  });
+  if (!config.settings.mac_address) refuse("--mqtt needs the pipeline's settings.mac_address: it is the edge node id");
+  return { pipeline_id: config.pipeline_id, key: a.key, broker: a.broker, hostId: a.hostId, group: a.group, rate: a.rate, mac: config.settings.mac_address, devices, log };
+}
+
 async function main(): Promise<void> {
   const config = await call<GatewayConfig>("GET", "");
   let running = a.run || config.status === "running";
-  log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${running ? ", streaming" : ", waiting for a start action"}`);
+  log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${a.mqtt ? ", as a Sparkplug edge node" : running ? ", streaming" : ", waiting for a start action"}`);
   for (const m of config.monitors) log(`  ${m.monitor_type} "${m.monitor_name}": ${m.tags.map((t) => `${t.tag_name} [${t.tag_unit}]`).join(", ") || "no tags"}`);
   const phases = new Map(config.monitors.flatMap((m) => m.tags.map((t) => [`${m.monitor_id}/${t.tag_id}`, Math.random() * 2 * Math.PI] as const)));
   // History first, then the live gateway: the kWh counters rise through both in time order.
   if (a.backfill > 0) await backfill(config, phases, a.backfill, a.step);
+  // Loaded only as an edge node: the HTTP gateway starts without the MQTT client.
+  if (a.mqtt) return (await import("./simulate-mqtt.js")).simulateSparkplug(sparkplugGateway(config, phases));
 
   let sent = 0;
   let stopping = false;

@@ -2,8 +2,11 @@
 import type { ServiceSchema } from "moleculer";
 import ApiService from "./api/api.service";
 import { DOMAIN_SERVICE_SCHEMAS } from "./domain-services";
+import MqttService from "./mqtt/mqtt.service";
 
 export const SERVICE_SCHEMAS: Record<string, ServiceSchema> = {
   api: ApiService as unknown as ServiceSchema,
   ...DOMAIN_SERVICE_SCHEMAS,
+  // Behind no route: its door is MQTT (docs/sparkplug.md).
+  mqtt: MqttService as unknown as ServiceSchema,
 };

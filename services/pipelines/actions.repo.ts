@@ -3,6 +3,7 @@
  * failed when overdue.
  */
 import type { DataSource, EntityManager } from "typeorm";
+import { rowsOf, type Queryable } from "./sql";
 import type { PipelineStatus } from "./contract";
 
 export type ActionName = "start" | "stop";
@@ -17,14 +18,7 @@ export interface ActionRow {
   completed_at: string | number | null;
 }
 
-/** A pool or a transaction. */
-type Queryable = DataSource | EntityManager;
 
-/** TypeORM answers an UPDATE/DELETE with [rows, count] and anything else with rows. */
-function rowsOf<T>(result: unknown): T[] {
-  const r = result as unknown[];
-  return (r.length === 2 && Array.isArray(r[0]) && typeof r[1] === "number" ? r[0] : r) as T[];
-}
 
 /** The last `perPipeline` actions of each pipeline, newest first. */
 export async function lastActions(db: Queryable, ids: string[], perPipeline = 5): Promise<Map<string, ActionRow[]>> {

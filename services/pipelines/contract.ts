@@ -160,3 +160,44 @@ export interface PipelineStreams {
 }
 
 export const STREAMS = { readings: "readings", waveforms: "waveforms" } as const satisfies { [K in keyof PipelineStreams]: K };
+
+// ---------------------------------------------------------------- Sparkplug (the mqtt service's calls)
+
+/** An edge pipeline as a Sparkplug edge node: `edge_node` is its MAC address in lower-case hex, no separators (docs/sparkplug.md). */
+export interface SparkplugNode {
+  pipeline_id: string;
+  site_id: string;
+  plant_id: string;
+  edge_node: string;
+}
+
+/** A numeric or Boolean metric as the mqtt service decoded it: `device` null for a node metric; `ts` epoch ms. */
+export interface SparkplugMetric {
+  device: string | null;
+  name: string;
+  ts: number;
+  value: number;
+}
+
+/** What a node's readings came to: rejected metrics by name, with the reason (the same reasons as `/_ingest`'s, or the name's). */
+export interface SparkplugIngested {
+  accepted: number;
+  rejected: { device: string | null; name: string; reason: string }[];
+  /** The message was stored before (a QoS 1 redelivery): nothing stored again. */
+  replayed: boolean;
+}
+
+export interface SparkplugContract {
+  /** CONNECT: the pipeline whose id and ingest key these are, as an edge node; null when they are wrong. */
+  "sparkplug.connect": { params: { pipeline_id: string; ingest_key: string }; reply: SparkplugNode | null };
+  /** The host's lookup of an edge node of the plant's broker, among the pipelines of `site_ids` (all when null). */
+  "sparkplug.node": { params: { edge_node: string; site_ids: string[] | null }; reply: SparkplugNode | null };
+  /** A message's metrics, stored once per `message_id` (sha256 of its topic and payload). */
+  "sparkplug.readings": { params: { pipeline_id: string; message_id: string; metrics: SparkplugMetric[] }; reply: SparkplugIngested };
+  /** NBIRTH: the pending start completes, a started pipeline runs. */
+  "sparkplug.birth": { params: { pipeline_id: string; ts: number }; reply: null };
+  /** NDEATH or the will: a running pipeline is in error; `ts` when it was last heard. */
+  "sparkplug.death": { params: { pipeline_id: string; ts: number }; reply: null };
+}
+
+export const sparkplugClient = serviceClient<SparkplugContract>("pipelines");

@@ -1,8 +1,7 @@
 /** The SQL of a gateway's Idempotency-Keys (idempotency.ts has the rules). */
-import type { DataSource, EntityManager } from "typeorm";
+import type { EntityManager } from "typeorm";
+import { type Queryable } from "./sql";
 
-/** A pool or a transaction. */
-type Queryable = DataSource | EntityManager;
 
 /** How a request's key was claimed: by this transaction, by one still under way, or by a request committed earlier. */
 export type KeyClaim = "claimed" | "busy" | "taken";

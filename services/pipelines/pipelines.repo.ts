@@ -3,7 +3,8 @@
  * list and count in a scope, keys and their rotation, and what other services ask of them.
  * Raw parametrised SQL through the TypeORM DataSource's `query()`, as every service does.
  */
-import type { DataSource, EntityManager } from "typeorm";
+import type { EntityManager } from "typeorm";
+import { type Queryable } from "./sql";
 import { isUniqueViolation } from "../../lib/errors";
 import type { PipelineStatus } from "./contract";
 
@@ -42,8 +43,6 @@ export interface PipelineRow {
   created_at: string | number;
 }
 
-/** A pool or a transaction. */
-type Queryable = DataSource | EntityManager;
 
 /** The caller's scope as SQL parameters (null: not restricted on that level). */
 export type ScopeIds = [string | null, string | null];

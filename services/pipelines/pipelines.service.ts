@@ -36,6 +36,7 @@ import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
 import type { PipelinesLocals, PipelinesMethods, PipelinesThis } from "./pipelines.types";
 import { brokerBound, systemPort, userPort } from "./port";
+import { sparkplugActions } from "./sparkplug.actions";
 import { sqlConnectActions } from "./sql-connect.actions";
 import { thirdPartyActions } from "./thirdparty.actions";
 
@@ -101,6 +102,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     ...ingestActions, // the gateways' side: readings, waveforms, heartbeats, actions
     ...historyActions, // a tag's history at any zoom, and CSV export (routes under /_cm)
     ...internalActions, // for config, alerting and operators
+    ...sparkplugActions, // the mqtt service's Sparkplug gateways and host
   },
 
   events: {

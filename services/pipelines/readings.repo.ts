@@ -3,12 +3,11 @@
  * history.repo.ts), and what retention deletes of them.
  */
 import type { DataSource, EntityManager } from "typeorm";
+import { type Queryable } from "./sql";
 import type { Reading } from "./contract";
 import { STAGE_ROLLUPS } from "./history.repo";
 import { DAY_MS, dayStart } from "./storage";
 
-/** A pool or a transaction. */
-type Queryable = DataSource | EntityManager;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

@@ -2,10 +2,9 @@
  * The SQL of a pipeline's registrations: which monitors it feeds (one pipeline a monitor at most),
  * with their slave ids.
  */
-import type { DataSource, EntityManager } from "typeorm";
+import type { EntityManager } from "typeorm";
+import { type Queryable } from "./sql";
 
-/** A pool or a transaction. */
-type Queryable = DataSource | EntityManager;
 
 /**
  * Replaces a pipeline's registrations. Returns false when a monitor is registered to another

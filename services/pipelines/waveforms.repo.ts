@@ -1,9 +1,8 @@
 /** The SQL of vibration captures: stored as sent, deleted with their site's retention. */
-import type { DataSource, EntityManager } from "typeorm";
+import type { EntityManager } from "typeorm";
+import { type Queryable } from "./sql";
 import type { WaveformMessage } from "./contract";
 
-/** A pool or a transaction. */
-type Queryable = DataSource | EntityManager;
 
 export async function insertWaveform(tx: EntityManager, w: WaveformMessage, now: number): Promise<void> {
   await tx.query(

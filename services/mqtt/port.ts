@@ -1,0 +1,22 @@
+/**
+ * `MqttPort`: everything the mqtt service's domain modules use: the pipelines service's Sparkplug
+ * actions as plain async functions, and the log. Built once by the schema's `system()`, since a
+ * gateway's session outlives any request.
+ */
+import type { SparkplugIngested, SparkplugMetric, SparkplugNode } from "../pipelines/contract";
+
+export interface MqttLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface MqttPort {
+  /** CONNECT's check: the pipeline these credentials open, as an edge node; null when wrong. */
+  connect(pipeline_id: string, ingest_key: string): Promise<SparkplugNode | null>;
+  /** The host's lookup of a node seen on the plant's broker. */
+  nodeOf(edge_node: string): Promise<SparkplugNode | null>;
+  readings(pipeline_id: string, message_id: string, metrics: SparkplugMetric[]): Promise<SparkplugIngested>;
+  birth(pipeline_id: string, ts: number): Promise<void>;
+  death(pipeline_id: string, ts: number): Promise<void>;
+  log: MqttLog;
+}

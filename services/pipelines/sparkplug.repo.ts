@@ -1,0 +1,35 @@
+/** The SQL of Sparkplug edge nodes: a pipeline found by its node id, and the status moves births and deaths make. */
+import type { PipelineRow } from "./pipelines.repo";
+import { rowsOf, type Queryable as Db } from "./sql";
+
+/** An edge pipeline whose MAC address, separators removed, is `edge_node` (lower-case hex), in one of `site_ids` (any when null). */
+export async function pipelineOfEdgeNode(db: Db, edge_node: string, site_ids: string[] | null): Promise<PipelineRow | null> {
+  const rows = (await db.query(
+    `SELECT * FROM pipelines
+      WHERE kind = 'edge' AND lower(regexp_replace(mac_address, '[^0-9A-Fa-f]', '', 'g')) = $1
+        AND ($2::uuid[] IS NULL OR site_id = ANY($2::uuid[]))
+      ORDER BY created_at LIMIT 1`,
+    [edge_node, site_ids],
+  )) as PipelineRow[];
+  return rows[0] ?? null;
+}
+
+/** error → running when the pipeline's latest action is a start (it was started, then its node died); true when it moved. */
+export async function resumeStarted(tx: Db, pipeline_id: string): Promise<boolean> {
+  const rows = rowsOf(
+    await tx.query(
+    `UPDATE pipelines p SET status = 'running'
+      WHERE p.pipeline_id = $1 AND p.status = 'error'
+        AND (SELECT a.action FROM pipeline_actions a WHERE a.pipeline_id = p.pipeline_id ORDER BY a.issued_at DESC LIMIT 1) = 'start'
+      RETURNING p.pipeline_id`,
+    [pipeline_id],
+  ),
+  );
+  return rows.length > 0;
+}
+
+/** running → error (a node's death); true when it moved. */
+export async function failRunning(db: Db, pipeline_id: string): Promise<boolean> {
+  const rows = rowsOf(await db.query(`UPDATE pipelines SET status = 'error' WHERE pipeline_id = $1 AND status = 'running' RETURNING pipeline_id`, [pipeline_id]));
+  return rows.length > 0;
+}

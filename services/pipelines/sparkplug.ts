@@ -1,0 +1,192 @@
+/**
+ * Sparkplug B edge nodes as pipelines (docs/sparkplug.md): which pipeline a node is, what its
+ * metrics' names are readings of, and what its births and deaths do to the pipeline's status.
+ * The readings themselves go through `ingestReadings`, exactly as `/_ingest`'s do.
+ */
+import { createHash } from "node:crypto";
+import { LocalCache } from "../../lib/cache";
+import type { Caller } from "../../lib/contract";
+import { resolveMonitors, type ResolvedMonitor } from "../config/contract";
+import type { Reading, SparkplugIngested, SparkplugMetric, SparkplugNode } from "./contract";
+import { ingestReadings, pipelineOfIngestKey } from "./ingest";
+import { completeAction, pendingActions } from "./actions.repo";
+import { findPipeline, recordHeartbeat, setStatus, type PipelineRow } from "./pipelines.repo";
+import type { KeyedPipeline, PipelinesEnv, SystemPort } from "./port";
+import { registeredMonitors } from "./registrations.repo";
+import { statusAfterAck } from "./rules";
+import * as sparkplugRepo from "./sparkplug.repo";
+
+/** Why a metric's name is no reading (the reasons a mapped reading is refused for are ingestion's own). */
+export const SPARKPLUG_REASONS = {
+  unknownName: "Metric name maps no tag",
+  ambiguousName: "Metric name maps several tags",
+  severalMonitors: "Node metric with several monitors registered",
+  noMonitor: "Node metric with no monitor registered",
+} as const;
+
+/** A node's id: its pipeline's MAC address in lower-case hex without separators. */
+export const edgeNodeOf = (mac: string): string => mac.replace(/[^0-9a-f]/gi, "").toLowerCase();
+
+function nodeOf(row: PipelineRow): SparkplugNode | null {
+  const edge_node = edgeNodeOf(row.mac_address ?? "");
+  if (row.kind !== "edge" || edge_node === "") return null;
+  return { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, edge_node };
+}
+
+/** CONNECT's check: the same ingest-key check as `/_ingest`'s, the username naming the pipeline the key opens. */
+export async function connect(env: PipelinesEnv, p: { pipeline_id: string; ingest_key: string }): Promise<SparkplugNode | null> {
+  const keyed = await pipelineOfIngestKey(env, p.ingest_key);
+  if (!keyed || keyed.pipeline_id !== p.pipeline_id.toLowerCase()) return null;
+  const row = await findPipeline(env.db, keyed.pipeline_id, "edge");
+  return row && nodeOf(row);
+}
+
+/** The host's lookup of a node seen on the plant's broker. */
+export async function nodeOfEdgeId(env: PipelinesEnv, p: { edge_node: string; site_ids: string[] | null }): Promise<SparkplugNode | null> {
+  const row = await sparkplugRepo.pipelineOfEdgeNode(env.db, p.edge_node.toLowerCase(), p.site_ids && p.site_ids.map((s) => s.toLowerCase()));
+  return row && nodeOf(row);
+}
+
+type Target = { monitor_id: string; tag_id: string } | typeof SPARKPLUG_REASONS.ambiguousName;
+
+/** Metric names of a node: per device (a registration's slave id) and of the node itself, or why node metrics map nothing. */
+export interface MetricNames {
+  devices: Map<string, Map<string, Target>>;
+  node: Map<string, Target> | string;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+
+function add(names: Map<string, Target>, name: string, target: Target): void {
+  const known = names.get(name);
+  const same = known && typeof known !== "string" && typeof target !== "string" && known.monitor_id === target.monitor_id && known.tag_id === target.tag_id;
+  names.set(name, known && !same ? SPARKPLUG_REASONS.ambiguousName : target);
+}
+
+/**
+ * A device metric is the `tag_name` of a tag of the monitor registered with that slave id, or the
+ * `address` of a pipeline tag naming that monitor and tag; a node metric names a tag of the
+ * pipeline's only registered monitor. A name two tags answer to is ambiguous, never a guess.
+ */
+export function metricNamesOf(row: Pick<PipelineRow, "tags" | "registration">, monitors: Map<string, ResolvedMonitor>): MetricNames {
+  const byMonitor = new Map<string, Map<string, Target>>();
+  const namesOfMonitor = (monitor_id: string) => {
+    let names = byMonitor.get(monitor_id);
+    if (!names) {
+      names = new Map();
+      for (const t of monitors.get(monitor_id)?.tags ?? []) add(names, t.tag_name, { monitor_id, tag_id: t.tag_id });
+      byMonitor.set(monitor_id, names);
+    }
+    return names;
+  };
+  const registered = row.registration.flatMap((r) => {
+    const monitor_id = text(r.monitor_id)?.toLowerCase();
+    return monitor_id && monitors.has(monitor_id) ? [{ monitor_id, slave_id: r.slave_id === undefined || r.slave_id === null ? null : String(r.slave_id) }] : [];
+  });
+  for (const t of row.tags) {
+    // `moniter_id`: the spec's spelling on File tags.
+    const monitor_id = (text(t.monitor_id) ?? text(t.moniter_id))?.toLowerCase();
+    const address = t.address === undefined || t.address === null ? undefined : String(t.address);
+    const tag_id = text(t.tag_id);
+    if (!monitor_id || !address || !tag_id || !monitors.has(monitor_id)) continue;
+    add(namesOfMonitor(monitor_id), address, { monitor_id, tag_id });
+  }
+  const devices = new Map<string, Map<string, Target>>();
+  for (const r of registered) if (r.slave_id !== null) devices.set(r.slave_id, namesOfMonitor(r.monitor_id));
+  const node =
+    registered.length === 1 ? namesOfMonitor(registered[0]!.monitor_id) : registered.length === 0 ? SPARKPLUG_REASONS.noMonitor : SPARKPLUG_REASONS.severalMonitors;
+  return { devices, node };
+}
+
+/** The reading a metric is, or why it is none. */
+export function targetOf(names: MetricNames, device: string | null, name: string): Target | string {
+  const scope = device === null ? names.node : names.devices.get(device);
+  if (typeof scope === "string") return scope;
+  return scope?.get(name) ?? SPARKPLUG_REASONS.unknownName;
+}
+
+/** What a node's messages need of its pipeline: where it is, and what its metrics' names are readings of. */
+interface NodePipeline {
+  place: KeyedPipeline;
+  names: MetricNames;
+}
+
+/** Per service instance (each replica's env), briefly, as the ingest path keeps its mappings: a message costs no lookup. */
+const nodePipelines = new WeakMap<PipelinesEnv, LocalCache<NodePipeline | null>>();
+
+function nodePipelineOf(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<NodePipeline | null> {
+  let cache = nodePipelines.get(env);
+  if (!cache) {
+    cache = new LocalCache({ ttlMs: 5000 });
+    nodePipelines.set(env, cache);
+  }
+  return cache.getOrLoad(pipeline_id, async () => {
+    const row = await findPipeline(env.db, pipeline_id, "edge");
+    if (!row) return null;
+    const monitors = await resolveMonitors(caller, await registeredMonitors(env.db, row.pipeline_id));
+    return { place: { pipeline_id: row.pipeline_id, site_id: row.site_id, plant_id: row.plant_id, until: null }, names: metricNamesOf(row, monitors) };
+  });
+}
+
+/**
+ * A message's metrics as readings through `ingestReadings`: named ones mapped to their monitor's
+ * tag, the rest rejected with the reason. The message's id is its idempotency key, so that a
+ * QoS 1 redelivery after a lost PUBACK is stored once.
+ */
+export async function ingestMetrics(
+  env: PipelinesEnv,
+  caller: Caller,
+  p: { pipeline_id: string; message_id: string; metrics: SparkplugMetric[] },
+): Promise<SparkplugIngested> {
+  const pipeline = await nodePipelineOf(env, caller, p.pipeline_id.toLowerCase());
+  if (!pipeline) return { accepted: 0, rejected: p.metrics.map((m) => ({ device: m.device, name: m.name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false };
+  const readings: Reading[] = [];
+  const sent: SparkplugMetric[] = [];
+  const rejected: SparkplugIngested["rejected"] = [];
+  for (const m of p.metrics) {
+    const target = targetOf(pipeline.names, m.device, m.name);
+    if (typeof target === "string") rejected.push({ device: m.device, name: m.name, reason: target });
+    else {
+      readings.push({ monitor_id: target.monitor_id, tag_id: target.tag_id, ts: m.ts, value: m.value });
+      sent.push(m);
+    }
+  }
+  env.count("readings.rejected", { pipeline_id: pipeline.place.pipeline_id }, rejected.length);
+  const keyed = { key: `sparkplug:${p.message_id}`, fingerprint: createHash("sha256").update(`sparkplug\n${p.message_id}`).digest() };
+  const outcome = await ingestReadings(env, caller, pipeline.place, readings, keyed);
+  if (outcome.replayed) return { accepted: 0, rejected: [], replayed: true };
+  for (const r of outcome.answer.rejected) {
+    const m = sent[r.index]!;
+    rejected.push({ device: m.device, name: m.name, reason: r.reason });
+  }
+  return { accepted: outcome.answer.accepted, rejected, replayed: false };
+}
+
+/**
+ * NBIRTH: the node is heard; its pending start completes as a gateway's acknowledgement would
+ * (`statusAfterAck`), or a started pipeline its death left in error runs again.
+ */
+export async function birth(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
+  await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
+  const moved = await env.db.transaction(async (tx) => {
+    const start = (await pendingActions(tx, p.pipeline_id)).find((a) => a.action === "start");
+    if (!start) return sparkplugRepo.resumeStarted(tx, p.pipeline_id);
+    const done = await completeAction(tx, p.pipeline_id, start.action_id, "completed", Date.now());
+    if (done) await setStatus(tx, p.pipeline_id, statusAfterAck(done.action, "completed"));
+    return done !== null;
+  });
+  if (moved) await forgetResolved(env);
+  return null;
+}
+
+/** NDEATH or the will: a running pipeline is in error; the heartbeat keeps when the node was last heard. */
+export async function death(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
+  await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
+  if (await sparkplugRepo.failRunning(env.db, p.pipeline_id)) await forgetResolved(env);
+  return null;
+}
+
+/** The status changed: `resolve`'s cached answers (alerting's no_data asks it) are stale, as after an ack. */
+function forgetResolved(env: SystemPort): Promise<void> {
+  return env.resolveStale();
+}
