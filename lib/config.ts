@@ -106,6 +106,10 @@ export interface AppConfig {
   mqttSites: string[] | null;
 }
 
+/**
+ * What SERVICES accepts, and runs by default (`npm start`: all in one process); the deployment
+ * manifests (k8s/, docker-compose.yml) run each in a container of its own.
+ */
 export const ALL_SERVICES = [
   "api",
   "auth",
@@ -116,14 +120,8 @@ export const ALL_SERVICES = [
   "notebooks",
   "cm",
   "ems",
+  "mqtt",
 ] as const;
-
-/**
- * What SERVICES accepts and runs by default: the services above, which the deployment manifests
- * (k8s/, docker-compose.yml) run one per container, and the mqtt service (docs/sparkplug.md),
- * which they do not run yet.
- */
-export const SERVICE_NAMES = [...ALL_SERVICES, "mqtt"] as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -207,11 +205,11 @@ function mqttHostIdOf(env: Env): string {
 
 export function readConfig(env: Env = process.env): AppConfig {
   const dataDir = path.resolve(str(env, "DATA_DIR") ?? "./data");
-  const services = (str(env, "SERVICES") ?? SERVICE_NAMES.join(","))
+  const services = (str(env, "SERVICES") ?? ALL_SERVICES.join(","))
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = services.filter((s) => !(SERVICE_NAMES as readonly string[]).includes(s));
+  const unknown = services.filter((s) => !(ALL_SERVICES as readonly string[]).includes(s));
   if (unknown.length) throw new Error(`SERVICES names unknown services: ${unknown.join(", ")}`);
   const nodeEnv = str(env, "NODE_ENV") ?? "development";
   const adminPassword = str(env, "ADMIN_PASSWORD");

@@ -140,10 +140,12 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("publishes the api on port 3000 and no other service", () => {
+  it("publishes the api on port 3000 and the MQTT front door on 1883, and no other service", () => {
     expect(compose.services.api!.environment?.PORT).toBe("3000");
     expect(compose.services.api!.ports).toEqual(["${API_PORT:-3000}:3000"]);
-    for (const name of ALL_SERVICES.filter((s) => s !== "api")) expect(compose.services[name]!.ports).toBeUndefined();
+    expect(compose.services.mqtt!.environment?.MQTT_PORT).toBe("1883");
+    expect(compose.services.mqtt!.ports).toEqual(["${MQTT_FRONT_DOOR_PORT:-1883}:1883"]);
+    for (const name of ALL_SERVICES.filter((s) => s !== "api" && s !== "mqtt")) expect(compose.services[name]!.ports).toBeUndefined();
   });
 
   it("migrates every schema once before the services, with MIGRATE_ONLY=1", () => {
