@@ -50,7 +50,7 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
     new Promise<void>((resolve, reject) =>
       aedes.publish({ cmd: "publish", topic, payload, qos: 1, retain, dup: false }, (err) => (err ? reject(err) : resolve())),
     );
-  const nodes = new SparkplugNodes(port, publish);
+  const nodes = new SparkplugNodes(port, publish, { releasedByDeath: false });
 
   aedes.authenticate = (client, username, password, done) => {
     port.connect(username ?? "", password?.toString("utf8") ?? "").then(
@@ -89,6 +89,13 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
       },
     );
   };
+
+  // A node is released when its connection closes (its will, if any, queued before): a pending stop completes.
+  aedes.on("clientDisconnect", (client) => {
+    const node = clients.get(client);
+    if (!node || closing) return;
+    nodes.released(node).catch((err: unknown) => port.log.warn(MSG.releaseFailed(node.edge_node, err instanceof Error ? err.message : String(err))));
+  });
 
   aedes.authorizeSubscribe = (client, subscription, done) => {
     const node = clients.get(client);

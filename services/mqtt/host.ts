@@ -59,14 +59,15 @@ export async function startHost(port: MqttPort, cfg: AppConfig): Promise<Primary
 
   const client = await mqtt.connectAsync(cfg.mqttUrl, { ...auth, protocolVersion: 4, clientId: `${cfg.mqttHostId}-${randomBytes(4).toString("hex")}`, reconnectPeriod: 1000 });
   const publish = async (topic: string, payload: Buffer) => void (await client.publishAsync(topic, payload, { qos: 0 }));
-  const nodes = new SparkplugNodes(port, publish);
+  // A node on the plant's broker has no connection of ours to close: its NDEATH (or will) releases it.
+  const nodes = new SparkplugNodes(port, publish, { releasedByDeath: true });
   const leases = new Leases({
     databaseUrl: cfg.databaseUrl,
     scope: "mqtt-node",
     onLost: (keys) => {
       for (const key of keys) {
         const node = seen.get(key)?.node;
-        if (node) nodes.release(node.pipeline_id);
+        if (node) nodes.forget(node.pipeline_id);
       }
       void dropState();
     },

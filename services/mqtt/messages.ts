@@ -10,6 +10,7 @@ export const MSG = {
   rebirthAsked: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: ${why}, rebirth requested`,
   rejected: (edge_node: string, counts: string) => `Sparkplug node ${edge_node}: metrics rejected: ${counts}`,
   storeFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: message not stored (${why}); not acknowledged, the node sends it again`,
+  releaseFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: its release not recorded (${why}); a pending stop stays pending`,
   hostConnected: (url: string, hostId: string) => `Sparkplug host ${hostId} on ${url}`,
   hostStoreFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: message not stored (${why}); the replica that takes the node over replays what it kept`,
   hostLeasesNotTaken: (why: string) => `Sparkplug host: leases not taken (${why}); tried again shortly`,

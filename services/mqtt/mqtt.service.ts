@@ -24,9 +24,11 @@ const MqttService: ServiceSchema<ServiceSettingSchema, MqttMethods, MqttLocals> 
       return {
         connect: (pipeline_id, ingest_key) => sparkplugClient.call(broker, "sparkplug.connect", { pipeline_id, ingest_key }),
         nodeOf: (edge_node) => sparkplugClient.call(broker, "sparkplug.node", { edge_node, site_ids: config().mqttSites }),
-        readings: (pipeline_id, message_id, metrics) => sparkplugClient.call(broker, "sparkplug.readings", { pipeline_id, message_id, metrics }),
+        readings: (pipeline_id, messages) => sparkplugClient.call(broker, "sparkplug.readings", { pipeline_id, messages }),
         birth: async (pipeline_id, ts) => void (await sparkplugClient.call(broker, "sparkplug.birth", { pipeline_id, ts })),
         death: async (pipeline_id, ts) => void (await sparkplugClient.call(broker, "sparkplug.death", { pipeline_id, ts })),
+        release: async (pipeline_id) => void (await sparkplugClient.call(broker, "sparkplug.release", { pipeline_id })),
+        heard: async (pipeline_id, ts) => void (await sparkplugClient.call(broker, "sparkplug.heard", { pipeline_id, ts })),
         log: { info: (m) => this.logger.info(m), warn: (m) => this.logger.warn(m) },
       };
     },

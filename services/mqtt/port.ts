@@ -3,7 +3,7 @@
  * actions as plain async functions, and the log. Built once by the schema's `system()`, since a
  * gateway's session outlives any request.
  */
-import type { SparkplugIngested, SparkplugMetric, SparkplugNode } from "../pipelines/contract";
+import type { SparkplugIngested, SparkplugMessage, SparkplugNode } from "../pipelines/contract";
 
 export interface MqttLog {
   info(message: string): void;
@@ -15,8 +15,13 @@ export interface MqttPort {
   connect(pipeline_id: string, ingest_key: string): Promise<SparkplugNode | null>;
   /** The host's lookup of a node seen on the plant's broker. */
   nodeOf(edge_node: string): Promise<SparkplugNode | null>;
-  readings(pipeline_id: string, message_id: string, metrics: SparkplugMetric[]): Promise<SparkplugIngested>;
+  /** A node's messages that waited behind each other, stored in one transaction, each once: an answer a message. */
+  readings(pipeline_id: string, messages: SparkplugMessage[]): Promise<SparkplugIngested[]>;
   birth(pipeline_id: string, ts: number): Promise<void>;
   death(pipeline_id: string, ts: number): Promise<void>;
+  /** The node let go of its pipeline: a pending stop completes. */
+  release(pipeline_id: string): Promise<void>;
+  /** The node was heard (a message other than a birth or death): `heart_beats.gateway`. */
+  heard(pipeline_id: string, ts: number): Promise<void>;
   log: MqttLog;
 }

@@ -179,6 +179,12 @@ export interface SparkplugMetric {
   value: number;
 }
 
+/** A node's message as readings: `message_id` (sha256 of its topic and payload) stores it once. */
+export interface SparkplugMessage {
+  message_id: string;
+  metrics: SparkplugMetric[];
+}
+
 /** What a node's readings came to: rejected metrics by name, with the reason (the same reasons as `/_ingest`'s, or the name's). */
 export interface SparkplugIngested {
   accepted: number;
@@ -192,12 +198,16 @@ export interface SparkplugContract {
   "sparkplug.connect": { params: { pipeline_id: string; ingest_key: string }; reply: SparkplugNode | null };
   /** The host's lookup of an edge node of the plant's broker, among the pipelines of `site_ids` (all when null). */
   "sparkplug.node": { params: { edge_node: string; site_ids: string[] | null }; reply: SparkplugNode | null };
-  /** A message's metrics, stored once per `message_id` (sha256 of its topic and payload). */
-  "sparkplug.readings": { params: { pipeline_id: string; message_id: string; metrics: SparkplugMetric[] }; reply: SparkplugIngested };
+  /** A node's messages in order, in one transaction, each stored once per `message_id`: an answer a message. */
+  "sparkplug.readings": { params: { pipeline_id: string; messages: SparkplugMessage[] }; reply: SparkplugIngested[] };
   /** NBIRTH: the pending start completes, a started pipeline runs. */
   "sparkplug.birth": { params: { pipeline_id: string; ts: number }; reply: null };
   /** NDEATH or the will: a running pipeline is in error; `ts` when it was last heard. */
   "sparkplug.death": { params: { pipeline_id: string; ts: number }; reply: null };
+  /** The node let go of its pipeline (its connection closed, or its NDEATH on the plant's broker): a pending stop completes. */
+  "sparkplug.release": { params: { pipeline_id: string }; reply: null };
+  /** The node was heard: `heart_beats.gateway`. */
+  "sparkplug.heard": { params: { pipeline_id: string; ts: number }; reply: null };
 }
 
 export const sparkplugClient = serviceClient<SparkplugContract>("pipelines");

@@ -116,21 +116,41 @@ export async function ingestReadings(
   readings: unknown[],
   keyed?: KeyedRequest,
 ): Promise<Ingested<IngestAnswer>> {
-  checkBatchSize(readings);
+  return (await ingestRequests(env, caller, pipeline, [{ readings, keyed }]))[0]!;
+}
+
+/** One request of several stored together: its readings as sent, and its idempotency key. */
+export interface ReadingsRequest {
+  readings: unknown[];
+  keyed?: KeyedRequest;
+}
+
+/**
+ * Several requests of one pipeline (a Sparkplug node's messages that waited behind each other),
+ * in order, in one transaction: each checked, keyed and answered as `ingestReadings` would, a
+ * request whose key was used before storing nothing and answering its first answer.
+ */
+export async function ingestRequests(env: PipelinesEnv, caller: Caller, pipeline: KeyedPipeline, requests: ReadingsRequest[]): Promise<Ingested<IngestAnswer>[]> {
+  for (const r of requests) checkBatchSize(r.readings);
   const mapping = await mappingFor(env, caller, pipeline.pipeline_id);
   const now = Date.now();
   const days = await retentionDays(env, caller, pipeline.site_id);
-  const { accepted, rejected } = checkReadings(readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
-  const answer: IngestAnswer = { accepted: accepted.length, rejected };
+  const checked = requests.map((r) => {
+    const { accepted, rejected } = checkReadings(r.readings, mapping, { oldest: now - days * DAY_MS, newest: now + FUTURE_SLACK_MS });
+    const answer: IngestAnswer = { accepted: accepted.length, rejected };
+    return { accepted, answer, keyed: r.keyed && { request: r.keyed, answer } };
+  });
   // With a key, even a batch with nothing to keep records its answer: a repeat answers it as it was.
-  if (accepted.length > 0 || keyed) {
-    const replay = await storeBatch(env, pipeline, accepted, keyed && { request: keyed, answer });
+  const toStore = checked.filter((c) => c.accepted.length > 0 || c.keyed);
+  const replays = toStore.length > 0 ? await storeBatch(env, pipeline, toStore) : [];
+  return checked.map((c) => {
+    const replay = replays[toStore.indexOf(c)];
     if (replay) return again(replay);
-  }
-  // Counted once the batch is durable: a write that failed is answered 500 and sent again whole.
-  env.count("readings.ingested", { pipeline_id: pipeline.pipeline_id }, accepted.length);
-  env.count("readings.rejected", { pipeline_id: pipeline.pipeline_id }, rejected.length);
-  return fresh(answer);
+    // Counted once the batch is durable: a write that failed is answered 500 and sent again whole.
+    env.count("readings.ingested", { pipeline_id: pipeline.pipeline_id }, c.accepted.length);
+    env.count("readings.rejected", { pipeline_id: pipeline.pipeline_id }, c.answer.rejected.length);
+    return fresh(c.answer);
+  });
 }
 
 /** A keyed request as a store sees it: the key to claim, and the answer to record with it. */
@@ -145,45 +165,49 @@ interface KeyedStore {
  */
 export const STREAM_BATCH_READINGS = 2000;
 
+/** A request as a store sees it: the readings it keeps, and its key with the answer to record. */
+interface StoredRequest {
+  accepted: Reading[];
+  keyed?: KeyedStore;
+}
+
 /**
- * The request's readings, their stream messages (one batch each, in order), the pipeline's
- * counters and the request's key, in one transaction; what the key's first request answered
- * when it was used before (nothing is stored then).
+ * The requests' readings, their stream messages (one batch each, in order), the pipeline's
+ * counters and the requests' keys, in one transaction; per request, what its key's first request
+ * answered when it was used before (nothing of that request is stored then).
  */
-async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, readings: Reading[], keyed?: KeyedStore): Promise<Replay | undefined> {
-  const batches: ReadingBatch[] = [];
-  for (let i = 0; i < readings.length; i += STREAM_BATCH_READINGS) {
-    const part = readings.slice(i, i + STREAM_BATCH_READINGS);
-    batches.push({ batch_id: newId(), pipeline_id: pipeline.pipeline_id, site_id: pipeline.site_id, plant_id: pipeline.plant_id, readings: part });
-  }
-  const days = daysOf(readings);
-  await env.partitions.ensure(env.db, days);
+async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, requests: StoredRequest[]): Promise<(Replay | undefined)[]> {
+  const all = requests.flatMap((r) => r.accepted);
+  await env.partitions.ensure(env.db, daysOf(all));
   const write = () =>
     env.db.transaction(async (tx) => {
       // First: a repeat stops here, before it has written anything.
-      const replay = keyed && (await claimKey(tx, pipeline.pipeline_id, keyed.request, keyed.answer));
-      if (replay) return replay;
-      for (const batch of batches) {
+      const replays: (Replay | undefined)[] = [];
+      for (const r of requests) replays.push(r.keyed && (await claimKey(tx, pipeline.pipeline_id, r.keyed.request, r.keyed.answer)));
+      const readings = requests.flatMap((r, i) => (replays[i] ? [] : r.accepted));
+      for (let i = 0; i < readings.length; i += STREAM_BATCH_READINGS) {
+        const part = readings.slice(i, i + STREAM_BATCH_READINGS);
+        const batch: ReadingBatch = { batch_id: newId(), pipeline_id: pipeline.pipeline_id, site_id: pipeline.site_id, plant_id: pipeline.plant_id, readings: part };
         await insertReadings(tx, batch, batch.readings, config().historyRollups);
         // Keyed by pipeline: its batches are evaluated in the order stored, whichever replica takes them.
         await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       }
       if (readings.length > 0) await addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
-      return undefined;
+      return { replays, stored: readings.length };
     });
-  let replay: Replay | undefined;
+  let written: Awaited<ReturnType<typeof write>>;
   try {
-    replay = await write();
+    written = await write();
   } catch (err) {
     if (!isNoPartition(err)) throw err;
     // A partition this process believed in is gone (another replica's retention run): make it again.
     await env.partitions.refresh(env.db);
-    await env.partitions.ensure(env.db, days);
-    replay = await write();
+    await env.partitions.ensure(env.db, daysOf(all));
+    written = await write();
   }
-  if (!replay) env.streams.flush();
-  if (!replay && readings.length > 0) await received(env, pipeline.pipeline_id);
-  return replay;
+  if (written.replays.some((r) => !r)) env.streams.flush();
+  if (written.stored > 0) await received(env, pipeline.pipeline_id);
+  return written.replays;
 }
 
 export interface WaveformInput {

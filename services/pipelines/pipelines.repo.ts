@@ -91,9 +91,16 @@ export async function lockSettings(tx: EntityManager, pipeline_id: string): Prom
   return rows[0]?.settings ?? null;
 }
 
+/** A MAC address as its hex digits in lower case, separators removed: the Sparkplug edge node id (docs/sparkplug.md). */
+export const normalisedMac = (sql: string): string => `lower(regexp_replace(${sql}, '[^0-9A-Fa-f]', '', 'g'))`;
+
+/** An edge pipeline other than `except` whose MAC address is `mac`'s, compared without separators (one with no hex digit, as written). */
 export async function pipelineWithMac(db: Queryable, mac: string, except: string | null): Promise<string | null> {
   const rows = (await db.query(
-    `SELECT pipeline_id FROM pipelines WHERE kind = 'edge' AND lower(mac_address) = lower($1) AND ($2::uuid IS NULL OR pipeline_id <> $2)`,
+    `SELECT pipeline_id FROM pipelines
+      WHERE kind = 'edge' AND ($2::uuid IS NULL OR pipeline_id <> $2)
+        AND (lower(mac_address) = lower($1) OR (${normalisedMac("$1::text")} <> '' AND ${normalisedMac("mac_address")} = ${normalisedMac("$1::text")}))
+      ORDER BY created_at LIMIT 1`,
     [mac, except],
   )) as { pipeline_id: string }[];
   return rows[0]?.pipeline_id ?? null;

@@ -36,13 +36,22 @@ export const sparkplugActions: PipelinesActions = {
     visibility: "public",
     params: {
       pipeline_id: text,
-      message_id: text,
-      metrics: {
+      messages: {
         type: "array",
         items: {
           type: "object",
           strict: true,
-          props: { device: { type: "string", nullable: true }, name: { type: "string" }, ts: EPOCH_MS, value: { type: "number", finite: true } },
+          props: {
+            message_id: text,
+            metrics: {
+              type: "array",
+              items: {
+                type: "object",
+                strict: true,
+                props: { device: { type: "string", nullable: true }, name: { type: "string" }, ts: EPOCH_MS, value: { type: "number", finite: true } },
+              },
+            },
+          },
         },
       },
     },
@@ -64,6 +73,22 @@ export const sparkplugActions: PipelinesActions = {
     params: { pipeline_id: text, ts: EPOCH_MS },
     handler(ctx: Call<"sparkplug.death">): Reply<"sparkplug.death"> {
       return sparkplug.death(this.system(ctx), ctx.params);
+    },
+  },
+
+  "sparkplug.release": {
+    visibility: "public",
+    params: { pipeline_id: text },
+    handler(ctx: Call<"sparkplug.release">): Reply<"sparkplug.release"> {
+      return sparkplug.release(this.system(ctx), ctx.params);
+    },
+  },
+
+  "sparkplug.heard": {
+    visibility: "public",
+    params: { pipeline_id: text, ts: EPOCH_MS },
+    handler(ctx: Call<"sparkplug.heard">): Reply<"sparkplug.heard"> {
+      return sparkplug.heard(this.system(ctx), ctx.params);
     },
   },
 };

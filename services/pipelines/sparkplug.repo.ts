@@ -1,12 +1,12 @@
 /** The SQL of Sparkplug edge nodes: a pipeline found by its node id, and the status moves births and deaths make. */
-import type { PipelineRow } from "./pipelines.repo";
+import { normalisedMac, type PipelineRow } from "./pipelines.repo";
 import { rowsOf, type Queryable as Db } from "./sql";
 
 /** An edge pipeline whose MAC address, separators removed, is `edge_node` (lower-case hex), in one of `site_ids` (any when null). */
 export async function pipelineOfEdgeNode(db: Db, edge_node: string, site_ids: string[] | null): Promise<PipelineRow | null> {
   const rows = (await db.query(
     `SELECT * FROM pipelines
-      WHERE kind = 'edge' AND lower(regexp_replace(mac_address, '[^0-9A-Fa-f]', '', 'g')) = $1
+      WHERE kind = 'edge' AND ${normalisedMac("mac_address")} = $1
         AND ($2::uuid[] IS NULL OR site_id = ANY($2::uuid[]))
       ORDER BY created_at LIMIT 1`,
     [edge_node, site_ids],

@@ -7,14 +7,15 @@ import { createHash } from "node:crypto";
 import { LocalCache } from "../../lib/cache";
 import type { Caller } from "../../lib/contract";
 import { resolveMonitors, type ResolvedMonitor } from "../config/contract";
-import type { Reading, SparkplugIngested, SparkplugMetric, SparkplugNode } from "./contract";
-import { ingestReadings, pipelineOfIngestKey } from "./ingest";
+import type { Reading, SparkplugIngested, SparkplugMessage, SparkplugMetric, SparkplugNode } from "./contract";
+import { ingestRequests, pipelineOfIngestKey } from "./ingest";
 import { completeAction, pendingActions } from "./actions.repo";
 import { findPipeline, recordHeartbeat, setStatus, type PipelineRow } from "./pipelines.repo";
 import type { KeyedPipeline, PipelinesEnv, SystemPort } from "./port";
 import { registeredMonitors } from "./registrations.repo";
 import { statusAfterAck } from "./rules";
 import * as sparkplugRepo from "./sparkplug.repo";
+import type { EntityManager } from "typeorm";
 
 /** Why a metric's name is no reading (the reasons a mapped reading is refused for are ingestion's own). */
 export const SPARKPLUG_REASONS = {
@@ -129,52 +130,59 @@ function nodePipelineOf(env: PipelinesEnv, caller: Caller, pipeline_id: string):
 }
 
 /**
- * A message's metrics as readings through `ingestReadings`: named ones mapped to their monitor's
- * tag, the rest rejected with the reason. The message's id is its idempotency key, so that a
- * QoS 1 redelivery after a lost PUBACK is stored once.
+ * A node's messages' metrics as readings, in one transaction (`ingestRequests`): named ones
+ * mapped to their monitor's tag, the rest rejected with the reason. Each message's id is its
+ * idempotency key, so that a QoS 1 redelivery after a lost PUBACK is stored once.
  */
-export async function ingestMetrics(
-  env: PipelinesEnv,
-  caller: Caller,
-  p: { pipeline_id: string; message_id: string; metrics: SparkplugMetric[] },
-): Promise<SparkplugIngested> {
+export async function ingestMetrics(env: PipelinesEnv, caller: Caller, p: { pipeline_id: string; messages: SparkplugMessage[] }): Promise<SparkplugIngested[]> {
   const pipeline = await nodePipelineOf(env, caller, p.pipeline_id.toLowerCase());
-  if (!pipeline) return { accepted: 0, rejected: p.metrics.map((m) => ({ device: m.device, name: m.name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false };
-  const readings: Reading[] = [];
-  const sent: SparkplugMetric[] = [];
-  const rejected: SparkplugIngested["rejected"] = [];
-  for (const m of p.metrics) {
-    const target = targetOf(pipeline.names, m.device, m.name);
-    if (typeof target === "string") rejected.push({ device: m.device, name: m.name, reason: target });
-    else {
-      readings.push({ monitor_id: target.monitor_id, tag_id: target.tag_id, ts: m.ts, value: m.value });
-      sent.push(m);
+  if (!pipeline) {
+    return p.messages.map((m) => ({ accepted: 0, rejected: m.metrics.map((x) => ({ device: x.device, name: x.name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false }));
+  }
+  const mapped = p.messages.map((message) => {
+    const readings: Reading[] = [];
+    const sent: SparkplugMetric[] = [];
+    const rejected: SparkplugIngested["rejected"] = [];
+    for (const m of message.metrics) {
+      const target = targetOf(pipeline.names, m.device, m.name);
+      if (typeof target === "string") rejected.push({ device: m.device, name: m.name, reason: target });
+      else {
+        readings.push({ monitor_id: target.monitor_id, tag_id: target.tag_id, ts: m.ts, value: m.value });
+        sent.push(m);
+      }
     }
-  }
-  env.count("readings.rejected", { pipeline_id: pipeline.place.pipeline_id }, rejected.length);
-  const keyed = { key: `sparkplug:${p.message_id}`, fingerprint: createHash("sha256").update(`sparkplug\n${p.message_id}`).digest() };
-  const outcome = await ingestReadings(env, caller, pipeline.place, readings, keyed);
-  if (outcome.replayed) return { accepted: 0, rejected: [], replayed: true };
-  for (const r of outcome.answer.rejected) {
-    const m = sent[r.index]!;
-    rejected.push({ device: m.device, name: m.name, reason: r.reason });
-  }
-  return { accepted: outcome.answer.accepted, rejected, replayed: false };
+    const keyed = { key: `sparkplug:${message.message_id}`, fingerprint: createHash("sha256").update(`sparkplug\n${message.message_id}`).digest() };
+    return { readings, sent, rejected, keyed };
+  });
+  env.count("readings.rejected", { pipeline_id: pipeline.place.pipeline_id }, mapped.reduce((n, m) => n + m.rejected.length, 0));
+  const outcomes = await ingestRequests(env, caller, pipeline.place, mapped);
+  return outcomes.map((outcome, i) => {
+    if (outcome.replayed) return { accepted: 0, rejected: [], replayed: true };
+    const { sent, rejected } = mapped[i]!;
+    for (const r of outcome.answer.rejected) {
+      const m = sent[r.index]!;
+      rejected.push({ device: m.device, name: m.name, reason: r.reason });
+    }
+    return { accepted: outcome.answer.accepted, rejected, replayed: false };
+  });
+}
+
+/** The node's pending `action` completes as a gateway's acknowledgement would (`statusAfterAck`); false when none was pending. */
+async function completePending(tx: EntityManager, pipeline_id: string, action: "start" | "stop"): Promise<boolean | null> {
+  const pending = (await pendingActions(tx, pipeline_id)).find((a) => a.action === action);
+  if (!pending) return null;
+  const done = await completeAction(tx, pipeline_id, pending.action_id, "completed", Date.now());
+  if (done) await setStatus(tx, pipeline_id, statusAfterAck(done.action, "completed"));
+  return done !== null;
 }
 
 /**
- * NBIRTH: the node is heard; its pending start completes as a gateway's acknowledgement would
- * (`statusAfterAck`), or a started pipeline its death left in error runs again.
+ * NBIRTH: the node is heard; its pending start completes as a gateway's acknowledgement would,
+ * or a started pipeline its death left in error runs again.
  */
 export async function birth(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
   await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
-  const moved = await env.db.transaction(async (tx) => {
-    const start = (await pendingActions(tx, p.pipeline_id)).find((a) => a.action === "start");
-    if (!start) return sparkplugRepo.resumeStarted(tx, p.pipeline_id);
-    const done = await completeAction(tx, p.pipeline_id, start.action_id, "completed", Date.now());
-    if (done) await setStatus(tx, p.pipeline_id, statusAfterAck(done.action, "completed"));
-    return done !== null;
-  });
+  const moved = await env.db.transaction(async (tx) => (await completePending(tx, p.pipeline_id, "start")) ?? sparkplugRepo.resumeStarted(tx, p.pipeline_id));
   if (moved) await forgetResolved(env);
   return null;
 }
@@ -183,6 +191,18 @@ export async function birth(env: SystemPort, p: { pipeline_id: string; ts: numbe
 export async function death(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
   await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
   if (await sparkplugRepo.failRunning(env.db, p.pipeline_id)) await forgetResolved(env);
+  return null;
+}
+
+/** The node let go of its pipeline (docs/sparkplug.md#stopping): its pending stop completes, the pipeline is stopped. */
+export async function release(env: SystemPort, p: { pipeline_id: string }): Promise<null> {
+  if (await env.db.transaction((tx) => completePending(tx, p.pipeline_id, "stop"))) await forgetResolved(env);
+  return null;
+}
+
+/** The node was heard between its birth and its death: `heart_beats.gateway` (written at most every few seconds a node). */
+export async function heard(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
+  await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
   return null;
 }
 

@@ -236,6 +236,21 @@ describe("edge-server pipelines (ops 50-53)", () => {
     await t.http("DELETE", `${EDGE}/${created.id}`);
   });
 
+  it("refuses a MAC address equal to another gateway's once separators are removed, at create and at update", async () => {
+    const first = edgeBody(h, []);
+    const created = await createEdge(t, first);
+    const taken = err(400, `This MAC address is already registered with another gateway (ID: ${created.id})`);
+    const bare = first.settings.mac_address.replace(/:/g, "");
+    for (const mac of [bare, bare.toUpperCase(), first.settings.mac_address.replace(/:/g, "-")]) {
+      expect((await t.http("POST", EDGE, { body: { ...edgeBody(h, []), settings: { ...modbusSettings(), mac_address: mac } } })).body).toEqual(taken);
+    }
+    const second = edgeBody(h, []);
+    const other = await createEdge(t, second);
+    expect((await t.http("PUT", `${EDGE}/${other.id}`, { body: { pipeline_name: second.pipeline_name, settings: { ...second.settings, mac_address: bare }, tags: second.tags } })).body).toEqual(taken);
+    await t.http("DELETE", `${EDGE}/${other.id}`);
+    await t.http("DELETE", `${EDGE}/${created.id}`);
+  });
+
   it("registers monitors (config shows the gateway), refuses a monitor of another gateway, frees them on delete", async () => {
     const gw = await createEdge(t, edgeBody(h, [h.pump.id]));
     const monitor = await eventually(

@@ -10,6 +10,8 @@ import { Client } from "pg";
 import { freePort, pollUntil, REPO_ROOT, startCluster, type Cluster } from "../helpers/cluster";
 import type { TestNode } from "../helpers/node";
 import { startSmtp, type TestSmtp } from "../helpers/smtp";
+import { HEARD_EVERY_MS } from "../../services/mqtt/nodes";
+import { encodePayload } from "../../services/mqtt/sparkplug";
 import { EdgeNode, edgeNodeOfMac } from "../helpers/sparkplug";
 import { idFrom, makePlace, makeUser, watcherBody, gatewayBody } from "../e2e/alerting-fixtures";
 import { createEdge, edgeBody, eventually, hierarchy, type Hierarchy } from "../e2e/pipelines-fixtures";
@@ -197,6 +199,63 @@ describe("the MQTT front door", () => {
     await again.ndeath();
     expect(await eventually(() => statusOf(gw.id), (s) => s === "error", 50, 100)).toBe("error");
     await again.close();
+  });
+
+  it("stores the messages that wait behind each other together, in order, each once, a redelivery not doubled", async () => {
+    const node = await connect(gw);
+    const t0 = Date.now() - 90_000;
+    const before = (await readingsOf(gw.id)).length;
+    await node.nbirth();
+    await node.send("DBIRTH", [{ name: "Pressure", alias: 1, type: "Double", value: 0, timestamp: t0 - 1 }], { device: "1" });
+    // Sent without waiting for each PUBACK: they wait behind each other at the front door.
+    await Promise.all(Array.from({ length: 60 }, (_, i) => node.send("DDATA", [{ alias: 1, type: "Double", value: i, timestamp: t0 + i }], { device: "1", timestamp: t0 + i })));
+    const rows = (await readingsOf(gw.id)).filter((r) => Number(r.ts) >= t0 && Number(r.ts) < t0 + 60);
+    expect(rows.map((r) => r.value)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(node.commands.filter((c) => c.topic.includes("/NCMD/"))).toEqual([]);
+
+    // The 10th message again, byte for byte (a QoS 1 redelivery after a lost PUBACK): acknowledged, stored once.
+    const again = encodePayload({ timestamp: t0 + 10, seq: 12, metrics: [{ alias: 1, type: "Double", value: 10, timestamp: t0 + 10 }] });
+    await node.client.publishAsync(node.topic("DDATA", "1"), again, { qos: 1 });
+    expect((await readingsOf(gw.id)).length).toBe(before + 61);
+    await node.close();
+  });
+
+  it("keeps heart_beats.gateway current while the node publishes, not at every message", async () => {
+    const node = await connect(gw);
+    const heard = async () => {
+      const { rows } = await db.query<{ gateway: string | null }>(`SELECT heart_beats ->> 'gateway' AS gateway FROM pipelines.pipelines WHERE pipeline_id = $1`, [gw.id]);
+      return Number(rows[0]!.gateway ?? 0);
+    };
+    await node.nbirth();
+    await node.send("DBIRTH", [{ name: "Pressure", alias: 1, type: "Double", value: 0 }], { device: "1" });
+    const born = await heard();
+    await node.send("DDATA", [{ alias: 1, type: "Double", value: 1 }], { device: "1" });
+    expect(await heard()).toBe(born);
+    await new Promise((r) => setTimeout(r, HEARD_EVERY_MS + 100));
+    await node.send("DDATA", [{ alias: 1, type: "Double", value: 2 }], { device: "1" });
+    expect(await heard()).toBeGreaterThanOrEqual(born + HEARD_EVERY_MS);
+    await node.close();
+  }, 30_000);
+
+  it("completes a pending stop once the node is released (its connection closed): the pipeline is stopped", async () => {
+    const started = await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "start" } });
+    expect(started.status).toBe(200);
+    const node = await connect(gw, 7);
+    await node.nbirth();
+    expect(await statusOf(gw.id)).toBe("running");
+    const stopped = await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "stop" } });
+    expect(stopped.status).toBe(200);
+    expect(await statusOf(gw.id)).toBe("stopping");
+    // Still connected: still pending.
+    await node.send("NDATA", []);
+    expect(await statusOf(gw.id)).toBe("stopping");
+    await node.close();
+    expect(await eventually(() => statusOf(gw.id), (s) => s === "stopped", 100, 100)).toBe("stopped");
+    const { rows } = await db.query<{ action: string; status: string }>(
+      `SELECT action, status FROM pipelines.pipeline_actions WHERE pipeline_id = $1 ORDER BY issued_at DESC LIMIT 1`,
+      [gw.id],
+    );
+    expect(rows[0]).toEqual({ action: "stop", status: "completed" });
   });
 
   it("opens the alert and sends its email once for a reading over a watcher's threshold sent over MQTT", async () => {
