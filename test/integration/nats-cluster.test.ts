@@ -399,7 +399,9 @@ describe("a consumer starting while JetStream has lost its quorum", () => {
         (err: unknown) => (outcome = `failed: ${String(err)}`),
       );
       await sleep(8000);
-      expect(outcome).toBe("pending");
+      // Still waiting, or (when the surviving node had not yet noticed its quorum gone) already
+      // subscribed: either way, not failed.
+      expect(outcome).not.toMatch(/^failed/);
       await nats.restart(1);
       await nats.restart(2);
       await nats.ready();
