@@ -8,41 +8,16 @@ import type { DataSource, EntityManager } from "typeorm";
 import type { Principal } from "../../lib/access";
 import type { Caller } from "../../lib/contract";
 import { pageOf, type Page } from "../../lib/paging";
-import {
-  listAssets,
-  listMonitorIds,
-  resolveMonitors,
-  retentionCutoffs,
-  visibleAsset,
-  visibleFunction,
-  visibleMonitor,
-  type AssetListItem,
-  type ResolvedAsset,
-  type ResolvedFunction,
-  type ResolvedMonitor,
-  type RetentionCutoff,
-} from "../config/contract";
+import { configReader, type ConfigReader } from "../config/contract";
 
 /** The database or one of its transactions: what a repo function takes first. */
 export type Queryable = DataSource | EntityManager;
 
-/** config's answers cm reads: names, thresholds, attributes, scope and retention. */
-export interface CmConfig {
-  visibleMonitor(id: string): Promise<ResolvedMonitor | undefined>;
-  visibleAsset(id: string): Promise<ResolvedAsset | undefined>;
-  visibleFunction(id: string): Promise<ResolvedFunction | undefined>;
-  /** The monitors that exist among the ids, by id, whoever's they are. */
-  resolveMonitors(ids: string[]): Promise<Map<string, ResolvedMonitor>>;
-  /** Ids of the monitors of an asset or function, in the caller's scope. */
-  monitorIds(filter: { asset_id?: string; function_id?: string }): Promise<string[]>;
-  assets(function_id: string): Promise<AssetListItem[]>;
-  retentionCutoffs(monitorIds: string[], now: number): Promise<RetentionCutoff[]>;
-}
-
 export interface CmPort {
   db: DataSource;
   user: Principal;
-  config: CmConfig;
+  /** config's answers (services/config/contract.ts). */
+  config: ConfigReader;
   /** The page of a list held whole, its total in the X-Total-Count header. */
   page<T>(items: T[], page: Page): T[];
   /** Sets a header of the answer (an internal call has none: nothing happens). */
@@ -63,15 +38,7 @@ export function cmPort({ db, caller, user, meta, logger }: CmPortSource): CmPort
   return {
     db,
     user,
-    config: {
-      visibleMonitor: (id) => visibleMonitor(caller, user, id),
-      visibleAsset: (id) => visibleAsset(caller, user, id),
-      visibleFunction: (id) => visibleFunction(caller, user, id),
-      resolveMonitors: (ids) => resolveMonitors(caller, ids),
-      monitorIds: (filter) => listMonitorIds(caller, filter),
-      assets: (function_id) => listAssets(caller, function_id),
-      retentionCutoffs: (monitorIds, now) => retentionCutoffs(caller, monitorIds, now),
-    },
+    config: configReader(caller, user),
     page: (items, page) => pageOf({ meta: meta ?? {} }, items, page),
     setHeader(name, value) {
       if (meta) meta.$responseHeaders = { ...meta.$responseHeaders, [name]: value };

@@ -337,3 +337,35 @@ export async function retentionCutoffs(caller: Caller, monitorIds: string[], now
   }
   return [...byBefore].map(([before, monitor_ids]) => ({ monitor_ids, before }));
 }
+
+/**
+ * config's answers as plain async functions for one caller (visible: in `user`'s scope), as the
+ * domain ports of the services that read config's tree hold them (cm's and ems's port.ts).
+ */
+export interface ConfigReader {
+  visibleMonitor(id: string): Promise<ResolvedMonitor | undefined>;
+  visibleAsset(id: string): Promise<ResolvedAsset | undefined>;
+  visibleFunction(id: string): Promise<ResolvedFunction | undefined>;
+  /** The monitors that exist among the ids, by id, whoever's they are. */
+  resolveMonitors(ids: string[]): Promise<Map<string, ResolvedMonitor>>;
+  /** Ids of the monitors of an asset or function, in the caller's scope. */
+  monitorIds(filter: { asset_id?: string; function_id?: string }): Promise<string[]>;
+  /** The monitors of an asset or function, in the caller's scope, by id. */
+  monitorsOf(filter: { asset_id?: string; function_id?: string }): Promise<Map<string, ResolvedMonitor>>;
+  /** The assets of a function, in the caller's scope. */
+  assets(function_id: string): Promise<AssetListItem[]>;
+  retentionCutoffs(monitorIds: string[], now: number): Promise<RetentionCutoff[]>;
+}
+
+export function configReader(caller: Caller, user: Principal): ConfigReader {
+  return {
+    visibleMonitor: (id) => visibleMonitor(caller, user, id),
+    visibleAsset: (id) => visibleAsset(caller, user, id),
+    visibleFunction: (id) => visibleFunction(caller, user, id),
+    resolveMonitors: (ids) => resolveMonitors(caller, ids),
+    monitorIds: (filter) => listMonitorIds(caller, filter),
+    monitorsOf: async (filter) => resolveMonitors(caller, await listMonitorIds(caller, filter)),
+    assets: (function_id) => listAssets(caller, function_id),
+    retentionCutoffs: (monitorIds, now) => retentionCutoffs(caller, monitorIds, now),
+  };
+}
