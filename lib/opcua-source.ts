@@ -1,0 +1,216 @@
+/**
+ * An OPC-UA server that a pipeline names (docs/collectors.md, "OPC-UA"): one session, one
+ * subscription, a monitored item per tag address, values as they change handed over in batches.
+ * The address is checked by the source guard (docs/security.md, "Addresses users give") and the
+ * connection goes to the address it checked. node-opcua's client keeps the session alive and
+ * reconnects with back-off after a lost connection; every change of state (connected, failing
+ * with its cause) is said through `onState`, once per change.
+ *
+ * node-opcua's packages are ES modules: loaded by `import()` at run time (tsx does; Jest's
+ * loader does not, so its tests run this in a child process).
+ */
+import type { SourceGuard } from "./source-guard";
+
+export const OPCUA_SECURITY_MODES = ["None", "Sign", "SignAndEncrypt"] as const;
+export type OpcuaSecurityMode = (typeof OPCUA_SECURITY_MODES)[number];
+export const OPCUA_SECURITY_POLICIES = ["None", "Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss"] as const;
+export type OpcuaSecurityPolicy = (typeof OPCUA_SECURITY_POLICIES)[number];
+
+export interface OpcuaSourceSettings {
+  server_url: string;
+  /** Empty or absent: an anonymous session. */
+  user_name?: string | null;
+  user_password?: string | null;
+  security_mode?: OpcuaSecurityMode;
+  security_policy?: OpcuaSecurityPolicy;
+  /** How often the server samples each item and publishes changes, in ms (the pipeline's `sampling_rate`). */
+  sampling_rate?: number | null;
+}
+
+/** One value as it changed: the index of its address in the list opened, the server's timestamp, the number. */
+export interface OpcuaChange {
+  index: number;
+  ts: number;
+  value: number;
+}
+
+export type OpcuaState = { ok: true } | { ok: false; cause: string };
+
+export interface OpcuaHandlers {
+  /** A batch of changes, in the order the server published them; awaited before the next batch is handed over. */
+  onChanges(changes: OpcuaChange[]): Promise<void>;
+  /** The session is up with every item monitored, or it is failing and why, in the server's words. */
+  onState(state: OpcuaState): void;
+}
+
+export interface OpcuaSourceOptions {
+  guard: SourceGuard;
+  /** Where the client keeps its application certificate and the servers it trusts. */
+  pkiDir: string;
+  /** Changes are handed over at most this often (ms). */
+  batchMs?: number;
+  log: (msg: string) => void;
+}
+
+export interface OpcuaSource {
+  /** Ends the subscription, the session and the connection; no batch is handed over after. */
+  close(): Promise<void>;
+}
+
+/** The publishing and sampling interval when the pipeline sets none, in ms. */
+export const DEFAULT_SAMPLING_MS = 1000;
+const DEFAULT_BATCH_MS = 200;
+/** Reconnection back-off: from 1 s to 30 s, for ever (a source that comes back is collected again). */
+const RETRY = { initialDelay: 1000, maxDelay: 30_000, maxRetry: -1 } as const;
+
+/** The host and port of an `opc.tcp://host:port/path` URL, and the URL with the host replaced by `address`. */
+export function opcuaTarget(url: string): { host: string; port: number; at(address: string): string } | null {
+  const m = /^opc\.tcp:\/\/(\[[^\]]+\]|[^:/]+)(?::(\d+))?(\/.*)?$/i.exec(url.trim());
+  if (!m) return null;
+  const port = m[2] ? Number(m[2]) : 4840;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return null;
+  return {
+    host: m[1]!.replace(/^\[(.*)\]$/, "$1"),
+    port,
+    at: (address) => `opc.tcp://${address.includes(":") ? `[${address}]` : address}:${port}${m[3] ?? ""}`,
+  };
+}
+
+/** An OPC-UA value as a reading: numbers and Booleans (true = 1); anything else is not one. */
+export function readingOf(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "bigint") return Number(value);
+  // Int64 and UInt64 arrive as [high, low] 32-bit words.
+  if (Array.isArray(value) && value.length === 2 && value.every((w) => typeof w === "number")) return value[0]! * 2 ** 32 + value[1]!;
+  return null;
+}
+
+export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: string[], handlers: OpcuaHandlers, opts: OpcuaSourceOptions): Promise<OpcuaSource> {
+  const target = opcuaTarget(settings.server_url);
+  if (!target) throw new Error(`not an opc.tcp URL: ${settings.server_url}`);
+  const verdict = await opts.guard.check(target.host, target.port);
+  if (!verdict.allowed) throw new Error(`server_url not allowed: ${verdict.reason}`);
+  const ua = await import("node-opcua-client");
+  const { OPCUACertificateManager } = await import("node-opcua-certificate-manager");
+  const sampling = settings.sampling_rate && settings.sampling_rate > 0 ? settings.sampling_rate : DEFAULT_SAMPLING_MS;
+  const mode = settings.security_mode ?? "None";
+  const policy = settings.security_policy ?? (mode === "None" ? "None" : "Basic256Sha256");
+
+  let closed = false;
+  let said: string | null = null;
+  const state = (s: OpcuaState) => {
+    const text = s.ok ? "" : s.cause;
+    if (text === said) return;
+    said = text;
+    handlers.onState(s);
+  };
+
+  // Changes queue here and are handed over one batch at a time, so a slow store holds the next batch back rather than reordering.
+  let queue: OpcuaChange[] = [];
+  let handing: Promise<void> = Promise.resolve();
+  const flush = () => {
+    if (queue.length === 0 || closed) return;
+    const batch = queue;
+    queue = [];
+    handing = handing.then(() => handlers.onChanges(batch)).catch((err: unknown) => opts.log(`OPC-UA changes not taken: ${errorText(err)}`));
+  };
+  const timer = setInterval(flush, opts.batchMs ?? DEFAULT_BATCH_MS);
+
+  const clientCertificateManager = new OPCUACertificateManager({ rootFolder: opts.pkiDir, automaticallyAcceptUnknownCertificate: true });
+  const client = ua.OPCUAClient.create({
+    applicationName: "industrial-monitoring-collectors",
+    clientCertificateManager,
+    connectionStrategy: RETRY,
+    securityMode: ua.MessageSecurityMode[mode],
+    securityPolicy: ua.SecurityPolicy[policy],
+    endpointMustExist: false,
+    keepSessionAlive: true,
+    requestedSessionTimeout: 60_000,
+  });
+  client.on("backoff", (retry: number, delay: number) => state({ ok: false, cause: `cannot reach ${settings.server_url}: trying again in ${Math.round(delay / 1000)} s (attempt ${retry + 1})` }));
+  client.on("connection_lost", () => state({ ok: false, cause: `connection to ${settings.server_url} lost` }));
+  client.on("connection_reestablished", () => state({ ok: true }));
+
+  const url = target.at(verdict.address);
+  const fail = async (err: unknown) => {
+    closed = true;
+    clearInterval(timer);
+    await client.disconnect().catch(() => undefined);
+    throw err;
+  };
+  try {
+    await client.connect(url);
+  } catch (err) {
+    return fail(new Error(`Failed to connect to ${settings.server_url}: ${errorText(err)}`));
+  }
+  let session: import("node-opcua-client", { with: { "resolution-mode": "import" } }).ClientSession;
+  try {
+    session = await client.createSession(
+      settings.user_name ? { type: ua.UserTokenType.UserName, userName: settings.user_name, password: settings.user_password ?? "" } : { type: ua.UserTokenType.Anonymous },
+    );
+  } catch (err) {
+    // The server's status name (BadUserAccessDenied, BadIdentityTokenRejected, ...) is the cause a person can act on.
+    return fail(new Error(statusName(err) ?? `Failed to open a session on ${settings.server_url}: ${errorText(err)}`));
+  }
+  const subscription = ua.ClientSubscription.create(session, {
+    requestedPublishingInterval: sampling,
+    requestedLifetimeCount: 120,
+    requestedMaxKeepAliveCount: 20,
+    maxNotificationsPerPublish: 0,
+    publishingEnabled: true,
+    priority: 10,
+  });
+  const group = ua.ClientMonitoredItemGroup.create(
+    subscription,
+    addresses.map((nodeId) => ({ nodeId, attributeId: ua.AttributeIds.Value })),
+    { samplingInterval: sampling, discardOldest: true, queueSize: 100 },
+    ua.TimestampsToReturn.Both,
+  );
+  group.on("changed", (_item, dataValue, index) => {
+    if (!dataValue.statusCode.isGood()) return;
+    const value = readingOf(dataValue.value.value);
+    if (value === null) return;
+    const at = dataValue.sourceTimestamp ?? dataValue.serverTimestamp ?? new Date();
+    queue.push({ index, ts: at.getTime(), value });
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      group.once("initialized", () => resolve());
+      group.once("err", (message: string) => reject(new Error(message)));
+    });
+  } catch (err) {
+    await session.close().catch(() => undefined);
+    return fail(err);
+  }
+  // An address the server does not know is the pipeline's mistake, said in words; the others are collected.
+  const bad = group.monitoredItems
+    .map((item, i) => ({ i, status: item.statusCode }))
+    .filter(({ status }) => status && !status.isGood())
+    .map(({ i, status }) => `${addresses[i]}: ${status.name}`);
+  state(bad.length ? { ok: false, cause: `unknown addresses: ${bad.join(", ")}` } : { ok: true });
+
+  return {
+    async close() {
+      if (closed) return;
+      clearInterval(timer);
+      // What has changed so far is handed over before the session ends.
+      flush();
+      closed = true;
+      await handing;
+      await subscription.terminate().catch(() => undefined);
+      await session.close().catch(() => undefined);
+      await client.disconnect().catch(() => undefined);
+    },
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The OPC-UA status name an error carries (`BadUserAccessDenied`), if any. */
+function statusName(err: unknown): string | null {
+  const m = /\b(Bad[A-Z][A-Za-z]+)\b/.exec(errorText(err));
+  return m ? m[1]! : null;
+}
