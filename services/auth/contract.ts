@@ -23,7 +23,7 @@ export interface UserEvent {
   created_at?: number;
 }
 
-/** `auth.users.resolve`: what another service (the notifier, notebooks) may learn of a user. */
+/** `auth.users.resolve`, the events and the announcements: what another service (alerting, notebooks, the notifier's copy) may learn of a user. */
 export interface UserContact extends UserEvent {
   mobile_number: string;
   country_code: string;
