@@ -9,6 +9,8 @@ import type { AuthCtx, AuthPort, AuthPortSource, AuthRequestPort } from "./port"
 export interface AuthLocals extends AuthPortSource {
   /** Where OTP requests are counted: Redis in a cluster, as the gateway counts sign-ins. */
   throttleStore: ThrottleStore;
+  /** Set once the bootstrap admin exists: from then on a joining notifier node is told every contact. */
+  announcing: boolean;
 }
 
 export interface AuthMethods {

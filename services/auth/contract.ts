@@ -1,7 +1,7 @@
 /**
  * The auth service's contract: who a caller is (`authenticate`, the gateway's question), a user's
- * contact details (`users.resolve`, the notifier's), and the events it sends when users or their
- * credentials change.
+ * contact details (`users.resolve`: alerting's, notebooks'), and the events it sends when users
+ * or their credentials change, and the users' contacts it announces (the notifier's copy).
  */
 import type { Principal, UserType } from "../../lib/access";
 import { eventSender, serviceClient } from "../../lib/contract";
@@ -10,22 +10,55 @@ import { eventSender, serviceClient } from "../../lib/contract";
 export const TOKEN_SCOPES = ["read", "write"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
-/** Payload of the `auth.user.created|updated|removed` events. */
+/**
+ * Payload of the `auth.user.created|updated|removed` events: whom it is about. Each event carries
+ * more (`UserChanged`, `UserRemoved`); a listener that needs only this reads only this.
+ */
 export interface UserEvent {
   username: string;
   user_type: UserType;
   site_id: string | null;
   plant_id: string | null;
-  /** On `auth.user.removed`: when the removed record was made (epoch ms), so that what belonged to it can go and a later user's stays. */
+  /** When the user's record was made (epoch ms), so that what belonged to it can go and a later user's of the same name stays. */
   created_at?: number;
 }
 
-/** `auth.users.resolve`: what another service (the notifier, notebooks) may learn of a user. */
+/** `auth.users.resolve`, the events and the announcements: what another service (alerting, notebooks, the notifier's copy) may learn of a user. */
 export interface UserContact extends UserEvent {
   mobile_number: string;
   country_code: string;
   /** When this user record was made (epoch ms): with the name, it tells a user from a later one of the same name. */
   created_at: number;
+}
+
+/**
+ * `auth.user.created|updated`, once the write is committed: the user's contact as it now is (the
+ * notifier's copy, docs/architecture.md "Events"), and the write's time, so that an older
+ * announcement never overwrites it.
+ */
+export interface UserChanged extends UserContact {
+  /** Epoch ms, taken after the write committed. */
+  at: number;
+}
+
+/** `auth.user.removed`: the removed record (its `created_at`: a later user of the same name is another), and the time of the removal. */
+export interface UserRemoved extends UserEvent {
+  created_at: number;
+  at: number;
+}
+
+/**
+ * `auth.users.announced`: every user whose name (lower case, ordered byte by byte) is after
+ * `after` and up to `through` (null: no bound), as of `at` (epoch ms, read after it). Sent in
+ * parts when an auth replica starts, whenever a notifier node joins, after a reconnection and
+ * every 5 minutes (lib/announcements.ts), so that the notifier's copy of the contacts is made
+ * whole: a user in the range but not listed was removed.
+ */
+export interface UsersAnnounced {
+  at: number;
+  after: string | null;
+  through: string | null;
+  users: UserContact[];
 }
 
 /**
@@ -85,9 +118,10 @@ export const authClient = serviceClient<AuthContract>("auth");
 
 export interface AuthEvents {
   "auth.credentials.changed": CredentialsChanged;
-  "auth.user.created": UserEvent;
-  "auth.user.updated": UserEvent;
-  "auth.user.removed": UserEvent;
+  "auth.user.created": UserChanged;
+  "auth.user.updated": UserChanged;
+  "auth.user.removed": UserRemoved;
+  "auth.users.announced": UsersAnnounced;
 }
 
 export const authEvents = eventSender<AuthEvents>();

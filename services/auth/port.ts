@@ -2,7 +2,7 @@
  * `AuthPort`: everything auth's domain modules (users.ts, otp.ts, tokens.ts, run-tokens.ts,
  * credentials.ts, lockout.ts) may use (docs/architecture.md, "The service shape"): the database,
  * the caller, the audit trail staged in auth's outbox, the credential cache and its broadcast,
- * auth's user events, and the notifier's and config's actions as plain async functions. Built per
+ * auth's user events and announcements, and the notifier's and config's actions as plain async functions. Built per
  * call by the schema's `use(ctx)` (an HTTP caller, 401 without one) or `system(ctx)`.
  */
 import type { KeyObject } from "node:crypto";
@@ -19,7 +19,7 @@ import type { RequestLimit } from "../../lib/throttle";
 import type { StreamClient } from "../../mixins/stream.mixin";
 import { resolvePlant, resolveSite, type ResolvedPlant, type ResolvedSite } from "../config/contract";
 import { notifierClient, type EmailSendParams } from "../notifier/contract";
-import { authEvents, type CredentialsChanged, type UserEvent } from "./contract";
+import { authEvents, type AuthEvents, type CredentialsChanged, type UsersAnnounced } from "./contract";
 import { MSG } from "./messages";
 
 /** The database, or a transaction of it: what every repo function takes first. */
@@ -49,8 +49,14 @@ export interface AuthPort {
   auditedWrite<T>(changes: AuditChanges<T>, write: (db: Queryable) => Promise<T>): Promise<T>;
   /** Broadcasts `auth.credentials.changed` to every api and auth replica. */
   credentialsChanged(change: CredentialsChanged): Promise<void>;
-  /** Emits `auth.user.created|updated|removed`, without waiting for it. */
-  userChanged(event: "auth.user.created" | "auth.user.updated" | "auth.user.removed", user: UserEvent): void;
+  /**
+   * Emits `auth.user.created|updated|removed` once the write is committed, awaited, so that in one
+   * process the notifier's copy of the contacts is current when the write answers; a bus that
+   * fails is logged, as the write stands and the next announcement carries it.
+   */
+  userChanged<K extends "auth.user.created" | "auth.user.updated" | "auth.user.removed">(event: K, user: AuthEvents[K]): Promise<void>;
+  /** Emits one part of `auth.users.announced` (announcements.ts). */
+  usersAnnounced(part: UsersAnnounced): Promise<void>;
   /** Hands an email to the notifier, which records it and delivers it behind (`notifier.email.send`). */
   sendEmail(email: EmailSendParams): Promise<void>;
   resolveSite(site_id: string): Promise<ResolvedSite | null>;
@@ -92,7 +98,8 @@ export function systemPort(self: AuthPortSource, ctx: AuthCtx | ServiceBroker): 
     auditedWrite: (changes, write) => auditedWrite(self.db, self.streams, source, changes, write),
     // A broadcast, not an emit: every api replica caches principals of its own and must drop them all.
     credentialsChanged: (change) => authEvents.broadcast(self.broker, "auth.credentials.changed", change),
-    userChanged: (event, user) => void authEvents.emit(ctx, event, user),
+    userChanged: (event, user) => authEvents.emit(ctx, event, user).catch((err: unknown) => self.logger.warn(`${event} not sent:`, err)),
+    usersAnnounced: (part) => authEvents.emit(ctx, "auth.users.announced", part),
     sendEmail: async (email) => {
       await notifierClient.call(ctx, "email.send", email);
     },

@@ -141,3 +141,13 @@ export async function insertReservedAdmin(db: Queryable, username: string, passw
   );
 }
 
+
+/** Up to `limit` users' contact fields after `after` (null: from the first), ordered by name byte by byte (lib/announcements.ts). */
+export const contactsAfter = async (db: Queryable, after: string | null, limit: number): Promise<ContactRow[]> =>
+  (await db.query(
+    `SELECT username, user_type, site_id, plant_id, mobile_number, country_code, created_at FROM users
+      WHERE ($1::text IS NULL OR username COLLATE "C" > $1::text) ORDER BY username COLLATE "C" LIMIT $2`,
+    [after, limit],
+  )) as ContactRow[];
+
+export type ContactRow = Pick<UserRow, "username" | "user_type" | "site_id" | "plant_id" | "mobile_number" | "country_code" | "created_at">;

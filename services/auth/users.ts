@@ -7,7 +7,7 @@ import { MODULES, scopeOf, type ModuleName, type Principal, type UserType } from
 import { diff, type AuditChange } from "../../lib/audit";
 import type { ParamsOf, ReplyOf } from "../../lib/contract";
 import { DomainError, badRequest, conflict, isDatabaseUnavailable, notFound } from "../../lib/errors";
-import type { AuthContract, UserEvent } from "./contract";
+import type { AuthContract, UserContact, UserEvent } from "./contract";
 import { forgetCredentials } from "./credential-cache";
 import { EMAIL, MSG } from "./messages";
 import { generatePassword, hashPassword, isStrongPassword } from "./passwords";
@@ -220,6 +220,13 @@ export function userEvent(row: Pick<UserRow, "username" | "user_type" | "site_id
   return { username: row.username, user_type: row.user_type, site_id: row.site_id, plant_id: row.plant_id };
 }
 
+type ContactFields = Omit<repo.ContactRow, "created_at"> & { created_at: string | number };
+
+/** What another service may know of a user (`users.resolve`, the events, the announcements). */
+export function userContact(row: ContactFields): UserContact {
+  return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code, created_at: Number(row.created_at) };
+}
+
 interface UserFields {
   username: string;
   mobile_number: string;
@@ -267,8 +274,7 @@ const userChange = (action: AuditChange["action"], u: Pick<UserRow, "username" |
 /** A user's contact details for notifications, or null for an unknown user. */
 export async function resolveContact(port: AuthPort, p: ParamsOf<AuthContract, "users.resolve">): Promise<ReplyOf<AuthContract, "users.resolve">> {
   const row = await repo.findUser(port.db, p.username.toLowerCase());
-  if (!row) return null;
-  return { ...userEvent(row), mobile_number: row.mobile_number, country_code: row.country_code, created_at: Number(row.created_at) };
+  return row ? userContact(row) : null;
 }
 
 export async function createUser(port: AuthRequestPort, p: CreateParams): Promise<{ status: "CREATED"; message: string }> {
@@ -310,7 +316,7 @@ export async function createUser(port: AuthRequestPort, p: CreateParams): Promis
       });
     }
   });
-  port.userChanged("auth.user.created", userEvent({ username, user_type: p.user_type, ...place }));
+  await port.userChanged("auth.user.created", { ...userContact(user), at: Date.now() });
   return { status: "CREATED", message: MSG.userCreated };
 }
 
@@ -330,7 +336,7 @@ export async function removeUser(port: AuthRequestPort, p: { username: string })
     throw badRequest(MSG.deleteFailed);
   }
   await forgetCredentials(port, target.username);
-  port.userChanged("auth.user.removed", { ...userEvent(target), created_at: Number(target.created_at) });
+  await port.userChanged("auth.user.removed", { ...userEvent(target), created_at: Number(target.created_at), at: Date.now() });
   return { status: "OK", message: MSG.userDeleted };
 }
 
@@ -367,7 +373,8 @@ export async function updateUser(port: AuthRequestPort, p: UpdateParams): Promis
   const after = { ...change, password_hash: password_hash ?? existing.password_hash };
   await port.auditedWrite(userChange("update", existing, diff(audited(existing), audited(after))), (db) => repo.updateUser(db, existing.username, change));
   await forgetCredentials(port, existing.username);
-  port.userChanged("auth.user.updated", userEvent({ username: existing.username, user_type: p.user_type, ...place }));
+  // Every update is told, its contact fields (number, code, type, place) whatever changed: the notifier's copy follows.
+  await port.userChanged("auth.user.updated", { ...userContact({ ...existing, ...change }), at: Date.now() });
   return { status: "OK", message: MSG.userUpdated };
 }
 

@@ -1,6 +1,9 @@
 /** The SQL of config's copy of the pipelines' places (table `pipeline_places`, migrations/0005-pipeline-places.ts). */
+import { removeUnlisted, type CopyTable } from "../../lib/announcements";
 import type { AnnouncedPipeline, PipelineEvent } from "../pipelines/contract";
 import { first, inTransaction, rows, type Queryable } from "./sql";
+
+const PLACES: CopyTable = { table: "pipeline_places", key: "pipeline_id", type: "uuid" };
 
 /** A plant's pipelines, and how many of them received events. */
 export interface PlantActivity {
@@ -12,12 +15,6 @@ export interface PipelinePlace {
   site_id: string;
   plant_id: string;
 }
-
-/**
- * An announcement's placements are as of its `at`; one older than this by more than that is not
- * listed because it was deleted (the margin covers the senders' clocks differing).
- */
-const CLOCK_MARGIN_MS = 60_000;
 
 /** The latest placement wins; a deleted pipeline stays deleted. */
 export async function place(db: Queryable, e: PipelineEvent): Promise<void> {
@@ -45,7 +42,7 @@ export async function receivedEvents(db: Queryable, pipeline_id: string): Promis
 /**
  * One part of the pipelines service's list: its pipelines placed (unless a later placement or a
  * deletion is known), and those of its id range it does not list, placed before it by more than
- * the margin, gone (marked deleted ones too: nothing that old can arrive after them).
+ * the margin, gone (lib/announcements.ts, `removeUnlisted`).
  */
 export function announced(db: Queryable, at: number, after: string | null, through: string | null, pipelines: AnnouncedPipeline[]): Promise<void> {
   const ids = pipelines.map((p) => p.pipeline_id);
@@ -62,12 +59,7 @@ export function announced(db: Queryable, at: number, after: string | null, throu
         WHERE NOT pp.deleted`,
       [ids, pipelines.map((p) => p.site_id), pipelines.map((p) => p.plant_id), pipelines.map((p) => p.events), at],
     );
-    await tx.query(
-      `DELETE FROM pipeline_places
-        WHERE ($1::uuid IS NULL OR pipeline_id > $1::uuid) AND ($2::uuid IS NULL OR pipeline_id <= $2::uuid)
-          AND (deleted OR pipeline_id <> ALL($3::uuid[])) AND at < $4::bigint`,
-      [after, through, ids, at - CLOCK_MARGIN_MS],
-    );
+    await removeUnlisted(tx, PLACES, { at, after, through }, ids);
   });
 }
 

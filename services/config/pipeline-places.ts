@@ -5,6 +5,7 @@
  * (op 21's pipeline_id filter). While no pipelines service is deployed, no plant has pipelines
  * and a pipeline_id filter is not checked, as when config asked that service.
  */
+import { isAnnouncedRange } from "../../lib/announcements";
 import { isId } from "../../lib/ids";
 import type { PipelineEvent, PipelineReceivedEvent, PipelinesAnnounced } from "../pipelines/contract";
 import * as repo from "./pipeline-places.repo";
@@ -42,8 +43,7 @@ export async function pipelineChanged(c: ConfigPort, event: string, e: PipelineE
 
 /** `pipelines.pipelines.announced`: one part of the list of every pipeline. */
 export async function pipelinesAnnounced(c: ConfigPort, a: PipelinesAnnounced): Promise<void> {
-  const bound = (id: string | null) => id === null || isId(id);
-  if (!Number.isSafeInteger(a.at) || !bound(a.after) || !bound(a.through) || !Array.isArray(a.pipelines)) return;
+  if (!isAnnouncedRange(a, isId) || !Array.isArray(a.pipelines)) return;
   const pipelines = a.pipelines
     .filter((p) => isPlacement({ ...p, at: a.at }))
     .map((p) => ({ ...lower({ ...p, at: a.at }), events: p.events === true }));

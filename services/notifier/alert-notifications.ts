@@ -3,13 +3,14 @@
  * true, each keyed `alert:<alert_id>:<user>:<medium>`, so the same alert handed over again (the
  * alerts stream redelivering after a crash or a timeout, a tool calling the action) sends nothing
  * twice. Email goes to the username (an email address), SMS and WhatsApp to country_code +
- * mobile_number. Alerts arrive on the alerts stream (alerts.actions.ts, ALERTS_STREAM, the durable
+ * mobile_number, as the notifier's copy of the contacts has them (contacts.ts). Alerts arrive on the alerts stream (alerts.actions.ts, ALERTS_STREAM, the durable
  * group "notifier"); `notifier.alerts.notify` does the same for tools and tests.
  */
 import type { AlertOpened } from "../alerting/contract";
 import type { UserContact } from "../auth/contract";
 import { inScope, scopeOf, type Principal } from "../../lib/access";
 import { config } from "../../lib/config";
+import { contactOf } from "./contacts";
 import type { Medium, SendResult } from "./delivery";
 import { localIso } from "./local-time";
 import { startDelivery } from "./notifications";
@@ -105,10 +106,9 @@ const contactScope = (c: UserContact): Principal => ({ username: c.username, use
 /** The notifications an opened alert asks for, recorded and started. */
 export async function notifyAlert(port: NotifierPort, a: AlertOpened): Promise<SendResult[]> {
   const media = MEDIA.filter((m) => a.notifyTo[m]);
-  // auth down is an error here, so the alert is handed over again; an unknown user is a null.
-  const contacts = await Promise.all(
-    a.notifyTo.users.map((username) => port.resolveContact(username)),
-  );
+  // From the notifier's copy (contacts.ts): a null is a user known to be unknown; a name the copy
+  // cannot yet tell of throws, before anything is recorded, so the alert is handed over again.
+  const contacts = await Promise.all(a.notifyTo.users.map((username) => contactOf(port, username)));
   const content: AlertContent = { timeZone: await siteZone(port, a), publicUrl: config().publicUrl };
   const results: SendResult[] = [];
   for (const [i, username] of a.notifyTo.users.entries()) {

@@ -64,8 +64,8 @@ export const alertsActions: NotifierActions = {
 /**
  * The alerts stream, read by the durable group "notifier": every replica shares it, so each
  * opened alert is handled by one of them, and alerts opened while no notifier ran wait in the
- * stream. A throw (auth not answering) gets the message delivered again later, as often as it
- * takes: a notice is never given up on (a missed alert is a broken machine), only retried with
+ * stream. A throw (a user the contacts copy cannot tell of yet, the database away) gets the
+ * message delivered again later, as often as it takes: a notice is never given up on (a missed alert is a broken machine), only retried with
  * back-off capped at 30 s, its watcher's later notices waiting behind it.
  */
 export const ALERTS_STREAM: StreamConsumers<NotifierThis, AlertingStreams> = {

@@ -2,14 +2,14 @@
  * `NotifierPort`: everything the notifier's domain modules (notifications.ts,
  * alert-notifications.ts) may use (docs/architecture.md, "The service shape"): the database, the
  * channels that carry a message, the service's background work (timers and deliveries in flight,
- * awaited on stop), its counters, and auth's and config's actions as plain async functions.
+ * awaited on stop), its counters, and config's actions as plain async functions (the users'
+ * contacts it reads from its own copy, contacts.ts: the notifier calls no auth action).
  * Built per call by the schema's `system(ctx)`.
  */
 import type { Context, ServiceBroker } from "moleculer";
 import type { DataSource } from "typeorm";
 import type { Caller } from "../../lib/contract";
 import { countDomain } from "../../lib/metrics";
-import { authClient, type UserContact } from "../auth/contract";
 import { resolveSite, type ResolvedSite } from "../config/contract";
 import type { Channel, Medium } from "./delivery";
 
@@ -41,8 +41,6 @@ export interface NotifierPort {
   track(task: Promise<void>): void;
   /** A notification that became final (lib/metrics.ts). */
   countFinal(status: "sent" | "failed" | "skipped", medium: Medium): void;
-  /** A user's contact details (auth), or null for an unknown user; throws when auth does not answer. */
-  resolveContact(username: string): Promise<UserContact | null>;
   /** The site, when config is up to say; null otherwise. */
   resolveSite(site_id: string): Promise<ResolvedSite | null>;
 }
@@ -68,7 +66,6 @@ export function systemPort(self: NotifierPortSource, caller: Caller & (Context |
       void settled.finally(() => self.inflight.delete(settled));
     },
     countFinal: (status, medium) => countDomain(self.broker, `notifications.${status}`, { medium }),
-    resolveContact: (username) => authClient.call(caller, "users.resolve", { username }),
     // Config down is not worth holding a notice back for.
     resolveSite: async (site_id) =>
       self.broker.registry.actions.isAvailable("config.sites.resolve") ? resolveSite(caller, site_id).catch(() => null) : null,

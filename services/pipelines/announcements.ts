@@ -2,27 +2,19 @@
  * What config keeps a copy of (docs/architecture.md, "Events"): where each pipeline is, and
  * whether it has received events. Each write tells it as it happens (`pipelines.pipeline.*`);
  * the whole list is told again (`pipelines.pipelines.announced`) when this replica starts,
- * whenever a config node joins, and every ANNOUNCE_EVERY_MS, so a copy that missed events while
+ * whenever a config node joins, and every ANNOUNCE_EVERY_MS (lib/announcements.ts), so a copy that missed events while
  * config was away is made whole.
  */
 import type { ServiceBroker } from "moleculer";
 import type { DataSource } from "typeorm";
+import { announceInParts, announceToNodes } from "../../lib/announcements";
 import type { PipelineEvent } from "./contract";
 import type { PipelinesEnv } from "./port";
 import { pipelinesAfter } from "./announcements.repo";
 
-/**
- * The list is told again this often anyway: it bounds how long a copy stays wrong after an event
- * lost with a dying config node, or after a pipeline deleted while config was away within
- * config's margin of its last placement (services/config/pipeline-places.repo.ts).
- */
-export const ANNOUNCE_EVERY_MS = 5 * 60_000;
-
 /** Pipelines per `announced` event: about 130 bytes each, well under NATS's 1 MB payload. */
 const ANNOUNCED_PART = 1000;
 
-/** The config nodes (node and instance ids) each broker has announced the pipelines to. */
-const announcedTo = new WeakMap<ServiceBroker, Set<string>>();
 /** The pipelines whose first events each service instance (its database) has told of: once per process is enough, the list tells the rest. */
 const receivedTold = new WeakMap<DataSource, Set<string>>();
 
@@ -45,17 +37,14 @@ export async function received(env: PipelinesEnv, pipeline_id: string): Promise<
   await env.emit("pipelines.pipeline.received", { pipeline_id }).catch((err: unknown) => env.logger.warn("pipelines.pipeline.received not sent:", err));
 }
 
-/** Every pipeline, in parts of ordered ids, each read after its `at`. */
-export async function announceAll(env: PipelinesEnv): Promise<void> {
-  let after: string | null = null;
-  for (;;) {
-    const at = Date.now();
-    const pipelines = await pipelinesAfter(env.db, after, ANNOUNCED_PART);
-    const through = pipelines.length < ANNOUNCED_PART ? null : pipelines[pipelines.length - 1]!.pipeline_id;
-    await env.emit("pipelines.pipelines.announced", { at, after, through, pipelines });
-    if (through === null) return;
-    after = through;
-  }
+/** Every pipeline, in parts of ordered ids, each read after its `at` (lib/announcements.ts). */
+export function announceAll(env: PipelinesEnv): Promise<void> {
+  return announceInParts(
+    ANNOUNCED_PART,
+    (after, limit) => pipelinesAfter(env.db, after, limit),
+    (p) => p.pipeline_id,
+    (range, pipelines) => env.emit("pipelines.pipelines.announced", { ...range, pipelines }),
+  );
 }
 
 /**
@@ -63,22 +52,6 @@ export async function announceAll(env: PipelinesEnv): Promise<void> {
  * node is there that this replica has not announced them to (`again`: to every config node, as
  * after a reconnection events sent meanwhile may be lost).
  */
-export async function announceToConfig(env: PipelinesEnv, broker: ServiceBroker, again = false): Promise<void> {
-  const nodes = new Set(
-    broker.registry
-      .getServiceList({ onlyAvailable: true })
-      .filter((s) => s.name === "config")
-      // A process started again may keep its node id: its instance id is new.
-      .map((s) => `${String(s.nodeID)}/${broker.registry.nodes.get(String(s.nodeID))?.instanceID ?? ""}`),
-  );
-  const known = again ? new Set<string>() : (announcedTo.get(broker) ?? new Set<string>());
-  announcedTo.set(broker, nodes);
-  if (![...nodes].some((node) => !known.has(node))) return;
-  try {
-    await announceAll(env);
-  } catch (err) {
-    // Told again when the next config node joins or this replica starts; the events of each write keep the copy current meanwhile.
-    announcedTo.delete(broker);
-    env.logger.warn("pipelines not announced to config:", err);
-  }
+export function announceToConfig(env: PipelinesEnv, broker: ServiceBroker, again = false): Promise<void> {
+  return announceToNodes(broker, { to: "config", what: "pipelines.pipelines.announced", logger: env.logger, announce: () => announceAll(env) }, again);
 }

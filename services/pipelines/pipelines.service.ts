@@ -11,6 +11,7 @@
  * every second.
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { ANNOUNCE_EVERY_MS } from "../../lib/announcements";
 import { AUDIT_STREAM } from "../../lib/audit";
 import { LocalCache } from "../../lib/cache";
 import { config } from "../../lib/config";
@@ -19,7 +20,7 @@ import { secretsKey } from "../../lib/secrets";
 import { DbMixin } from "../../mixins/db.mixin";
 import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
-import { ANNOUNCE_EVERY_MS, announceToConfig } from "./announcements";
+import { announceToConfig } from "./announcements";
 import { sweepOverdueActions } from "./actions";
 import type { PipelinesChanged } from "./contract";
 import { edgeActions } from "./edge.actions";
@@ -123,6 +124,14 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
         this.system(ctx).forget();
       },
     },
+    /** A config node joined: it is told every pipeline (announcements.ts); before `started` set the env, nothing is told (it announces then). */
+    "$services.changed"() {
+      return this.env ? announceToConfig(this.env, this.broker) : undefined;
+    },
+    /** Events sent while this node was cut off are lost: every config node is told every pipeline again. */
+    "$transporter.connected"() {
+      return this.env ? announceToConfig(this.env, this.broker, true) : undefined;
+    },
   },
 
   methods: {
@@ -131,14 +140,6 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     },
     system(caller) {
       return systemPort(this.env, this.broker, caller);
-    },
-    /** A config node joined: it is told every pipeline (announcements.ts). */
-    "$services.changed"() {
-      return announceToConfig(this.env, this.broker);
-    },
-    /** Events sent while this node was cut off are lost: every config node is told every pipeline again. */
-    "$transporter.connected"() {
-      return announceToConfig(this.env, this.broker, true);
     },
   },
 
