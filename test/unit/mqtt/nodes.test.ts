@@ -51,7 +51,7 @@ describe("a node's messages", () => {
     open();
     await Promise.all(settled);
     expect(f.calls).toEqual(["readings 1", "birth", "readings 3", "death", "release"]);
-    expect(f.batches[1]!.map((m) => m.metrics[0]!.value)).toEqual([1, 2, 3]);
+    expect(f.batches[1]!.map((m) => m.values[0])).toEqual([1, 2, 3]);
     expect(new Set(f.batches[1]!.map((m) => m.message_id)).size).toBe(3);
   });
 
