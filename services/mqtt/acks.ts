@@ -48,7 +48,7 @@ export class Acknowledgements {
     line.unacked++;
     line.last = Promise.all([line.last, settled]).then(
       () => {
-        if (!line.failed && !client.conn.destroyed) client.conn.write(puback(messageId));
+        if (!line.failed && client.conn.writable) client.conn.write(puback(messageId));
       },
       () => {
         // Not acknowledged: the connection closes, and what it still awaits is sent again.
