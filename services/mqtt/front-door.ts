@@ -3,12 +3,13 @@
  * gateways. A connection is its pipeline (username: the pipeline id, password: its ingest key,
  * checked as `/_ingest` checks it); it publishes under its own edge node only, and subscribes to
  * that and to the hosts' STATE. A message is settled (stored, its birth or death applied) before
- * its PUBACK: aedes acknowledges a QoS 1 publish once `authorizePublish` has answered.
+ * its PUBACK, which acks.ts writes, in order, while aedes reads on.
  */
 import net from "node:net";
 import { once } from "node:events";
 import type { Aedes, AuthenticateError, Client, PublishPacket } from "aedes" with { "resolution-mode": "import" };
 import type { SparkplugNode } from "../pipelines/contract";
+import { Acknowledgements } from "./acks";
 import { MSG } from "./messages";
 import { SparkplugNodes } from "./nodes";
 import type { MqttPort } from "./port";
@@ -51,6 +52,7 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
       aedes.publish({ cmd: "publish", topic, payload, qos: 1, retain, dup: false }, (err) => (err ? reject(err) : resolve())),
     );
   const nodes = new SparkplugNodes(port, publish, { releasedByDeath: false });
+  const acks = new Acknowledgements();
 
   aedes.authenticate = (client, username, password, done) => {
     port.connect(username ?? "", password?.toString("utf8") ?? "").then(
@@ -77,17 +79,15 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
       // Acknowledged and dropped (MQTT-3.3.5-2 allows either): closing would make a misconfigured gateway reconnect in a loop.
       port.log.warn(MSG.publishDropped(node?.pipeline_id ?? "?", packet.topic));
       packet.retain = false;
-      return done(null);
+      return acks.settle(client, packet, Promise.resolve(), done);
     }
     packet.retain = false;
-    nodes.handle(node, topic, Buffer.from(packet.payload)).then(
-      () => done(null),
-      (err: unknown) => {
-        port.log.warn(MSG.storeFailed(node.edge_node, err instanceof Error ? err.message : String(err)));
-        // An error closes the connection without PUBACK: the gateway sends the message again.
-        done(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
+    const stored = nodes.handle(node, topic, Buffer.from(packet.payload)).catch((err: unknown) => {
+      port.log.warn(MSG.storeFailed(node.edge_node, err instanceof Error ? err.message : String(err)));
+      // An error closes the connection without PUBACK: the gateway sends the message again.
+      throw err;
+    });
+    acks.settle(client, packet, stored, done);
   };
 
   // A node is released when its connection closes (its will, if any, queued before): a pending stop completes.

@@ -1,12 +1,13 @@
 /**
  * The Sparkplug edge nodes this replica handles, whichever broker their messages came through
  * (the front door or the plant's): each node's messages in the order received, each settled
- * (stored, its birth or death applied) before it is acknowledged. The messages that waited
- * behind each other are stored together, in one call and one transaction, each under its own
- * idempotency key; a session that lost track asks the node for a rebirth.
+ * (stored, its birth or death applied) before it is acknowledged, and acknowledged in order. The
+ * messages that waited behind each other are stored together, in one call and one transaction,
+ * each under its own idempotency key, a few such calls of a node under way at once; a session
+ * that lost track asks the node for a rebirth.
  */
 import { createHash } from "node:crypto";
-import type { SparkplugMessage, SparkplugNode } from "../pipelines/contract";
+import type { SparkplugMessage, SparkplugMetric, SparkplugNode } from "../pipelines/contract";
 import { MSG } from "./messages";
 import type { MqttPort } from "./port";
 import type { UPayload } from "sparkplug-payload/lib/sparkplugbpayload";
@@ -23,22 +24,28 @@ const REJECTIONS_LOG_MS = 60_000;
 export const HEARD_EVERY_MS = 5000;
 /** At most this many waiting messages are taken at a time. */
 const MESSAGES_PER_CALL = 64;
-/** A call carries at most this many readings (about 60 bytes each as JSON): well under NATS's 1 MB message. */
+/** A call carries at most this many readings (about 30 bytes each as JSON columns): well under NATS's 1 MB message. */
 const READINGS_PER_CALL = 5000;
+/** At most this many calls of a node are under way at once. */
+const CALLS_PER_NODE = 3;
 
-/** A node's message waiting its turn, or its release (docs/sparkplug.md#stopping). */
+/** A node's message waiting its turn (its payload decoded once taken), or its release (docs/sparkplug.md#stopping). */
 interface Waiting {
-  message: { topic: Topic; bytes: Buffer } | null;
+  message: { topic: Topic; bytes: Buffer; payload?: UPayload | null } | null;
   resolve(): void;
   reject(err: unknown): void;
 }
 
 interface Session {
   node: SparkplugNode;
+  /** After every message taken so far, stored or still being stored; set back to a failed group's state before it. */
   state: NodeState;
   waiting: Waiting[];
-  /** A call for this node is under way: what arrives waits for it, then goes in the next one. */
+  /** The node's messages are being taken: what arrives joins them (and wakes the taking, `wake`). */
   busy: boolean;
+  wake: (() => void) | null;
+  /** Resolves once every group taken so far is settled: each group's messages resolve after those before them. */
+  settled: Promise<void>;
   lastHeard: number;
   heardWrittenAt: number;
   rebirthAskedAt: number;
@@ -54,7 +61,28 @@ interface Settling {
   got: Received | null;
 }
 
-const readingsOf = (group: Settling[]): number => group.reduce((n, s) => n + (s.got?.readings.length ?? 0), 0);
+/** Messages taken together, stored in one call: `before`, the session's state before them. */
+interface Group {
+  items: Settling[];
+  before: NodeState;
+  /** Ends with a birth or a death: stored once every group before it is settled. */
+  event: boolean;
+}
+
+/** A message's readings (all of one device, or of the node) as the columns the call carries. */
+export function columnsOf(device: string | null, readings: SparkplugMetric[]): Omit<SparkplugMessage, "message_id"> {
+  const n = readings.length;
+  const names = new Array<string>(n);
+  const ts = new Array<number>(n);
+  const values = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const r = readings[i]!;
+    names[i] = r.name;
+    ts[i] = r.ts;
+    values[i] = r.value;
+  }
+  return { device, names, ts, values };
+}
 
 export class SparkplugNodes {
   private readonly sessions = new Map<string, Session>();
@@ -91,7 +119,19 @@ export class SparkplugNodes {
   private sessionOf(node: SparkplugNode): Session {
     let session = this.sessions.get(node.pipeline_id);
     if (!session) {
-      session = { node, state: newNodeState(), waiting: [], busy: false, lastHeard: 0, heardWrittenAt: 0, rebirthAskedAt: 0, rejections: new Map(), rejectionsLoggedAt: 0 };
+      session = {
+        node,
+        state: newNodeState(),
+        waiting: [],
+        busy: false,
+        wake: null,
+        settled: Promise.resolve(),
+        lastHeard: 0,
+        heardWrittenAt: 0,
+        rebirthAskedAt: 0,
+        rejections: new Map(),
+        rejectionsLoggedAt: 0,
+      };
       this.sessions.set(node.pipeline_id, session);
     }
     return session;
@@ -100,74 +140,120 @@ export class SparkplugNodes {
   private enqueue(node: SparkplugNode, message: Waiting["message"]): Promise<void> {
     const session = this.sessionOf(node);
     const settled = new Promise<void>((resolve, reject) => session.waiting.push({ message, resolve, reject }));
-    if (!session.busy) void this.drain(session);
+    if (session.busy) session.wake?.();
+    else void this.drain(session);
     return settled;
   }
 
-  /** Settles what waits, in order, a call at a time, until nothing waits. */
+  /**
+   * Takes what waits, in order, as groups, until nothing waits or is being stored: up to
+   * CALLS_PER_NODE groups' calls under way at once, so that a node's stores overlap (the bus,
+   * the check, the transaction) as concurrent `/_ingest` requests do, while their messages
+   * resolve in order. A group ending with a birth or a death, and a release, wait for every
+   * group before them.
+   */
   private async drain(session: Session): Promise<void> {
     session.busy = true;
+    const calls = new Set<Promise<void>>();
     try {
-      while (session.waiting.length > 0) await this.settle(session, session.waiting.splice(0, MESSAGES_PER_CALL));
+      for (;;) {
+        const next = session.waiting[0];
+        if (!next || calls.size >= CALLS_PER_NODE) {
+          if (calls.size === 0) break;
+          await new Promise<void>((resolve) => {
+            session.wake = next ? null : resolve;
+            void Promise.race(calls).then(resolve);
+          });
+          session.wake = null;
+          continue;
+        }
+        if (!next.message) {
+          session.waiting.shift();
+          await Promise.all(calls);
+          await session.settled;
+          await this.port.release(session.node.pipeline_id).then(next.resolve, next.reject);
+          continue;
+        }
+        const group = this.take(session);
+        if (group.event) await Promise.all(calls);
+        const call = this.settle(session, group);
+        if (group.event) await call;
+        else {
+          calls.add(call);
+          void call.then(() => calls.delete(call));
+        }
+      }
     } finally {
       session.busy = false;
     }
   }
 
   /**
-   * Waiting messages in order, as groups each stored in one call: a group ends with a birth or a
-   * death (applied once the group's readings are stored) or a release. A group that fails is not
-   * acknowledged and leaves the session as it was; the messages after it are tried on their own.
+   * The next group of waiting messages, in order: at most MESSAGES_PER_CALL and READINGS_PER_CALL,
+   * ending with a birth or a death, or before a release. The session's state moves past them.
    */
-  private async settle(session: Session, items: Waiting[]): Promise<void> {
+  private take(session: Session): Group {
     const now = Date.now();
-    let group: Settling[] = [];
-    let state = session.state;
-    const flush = async () => {
-      const done = group;
-      group = [];
-      if (done.length === 0) return;
-      try {
-        await this.store(session, done, now);
-        for (const s of done) s.waiting.resolve();
-      } catch (err) {
-        for (const s of done) s.waiting.reject(err);
+    const before = session.state;
+    let state = before;
+    const items: Settling[] = [];
+    let readings = 0;
+    while (items.length < MESSAGES_PER_CALL) {
+      const waiting = session.waiting[0];
+      if (!waiting?.message) break;
+      const message = waiting.message;
+      if (message.payload === undefined) {
+        try {
+          message.payload = decodePayload(message.bytes);
+        } catch {
+          message.payload = null;
+          this.port.log.warn(MSG.undecodable(session.node.edge_node, topicText(message.topic)));
+        }
       }
-      state = session.state;
-    };
-    for (const waiting of items) {
-      if (!waiting.message) {
-        await flush();
-        await this.port.release(session.node.pipeline_id).then(waiting.resolve, waiting.reject);
-        continue;
+      const got = message.payload ? receive(state, message.topic, message.payload, now) : null;
+      if (got && items.length > 0 && readings + got.readings.length > READINGS_PER_CALL) break;
+      session.waiting.shift();
+      if (got) {
+        state = got.state;
+        readings += got.readings.length;
       }
-      const { topic, bytes } = waiting.message;
-      let payload: UPayload | null = null;
-      try {
-        payload = decodePayload(bytes);
-      } catch {
-        this.port.log.warn(MSG.undecodable(session.node.edge_node, topicText(topic)));
-      }
-      let got = payload && receive(state, topic, payload, now);
-      if (got && group.length > 0 && readingsOf(group) + got.readings.length > READINGS_PER_CALL) {
-        await flush();
-        got = receive(state, topic, payload!, now);
-      }
-      if (got) state = got.state;
-      group.push({ waiting, topic, bytes, got });
-      if (got?.event) await flush();
+      items.push({ waiting, topic: message.topic, bytes: message.bytes, got });
+      if (got?.event) break;
     }
-    await flush();
+    session.state = state;
+    return { items, before, event: !!items[items.length - 1]?.got?.event };
   }
 
-  /** A group's readings in one call, then its birth or death; the session kept only once that is done. */
+  /**
+   * Stores a group, then resolves its messages once those before them are settled (or rejects
+   * them: not acknowledged, the session's state set back to before them for their redelivery).
+   * Resolves when its call is done.
+   */
+  private settle(session: Session, group: Group): Promise<void> {
+    const stored = this.store(session, group.items, Date.now()).then(
+      () => ({ ok: true as const }),
+      (err: unknown) => {
+        session.state = group.before;
+        return { ok: false as const, err };
+      },
+    );
+    session.settled = Promise.all([session.settled, stored]).then(([, outcome]) => {
+      for (const s of group.items) {
+        if (outcome.ok) s.waiting.resolve();
+        else s.waiting.reject(outcome.err);
+      }
+    });
+    return stored.then(() => undefined);
+  }
+
+  /** A group's readings in one call, then its birth or death, then the rebirth its messages asked for. */
   private async store(session: Session, group: Settling[], now: number): Promise<void> {
     const { pipeline_id } = session.node;
     const messages: SparkplugMessage[] = [];
     for (const { topic, bytes, got } of group) {
       if (!got || got.readings.length === 0) continue;
       const message_id = createHash("sha256").update(`${topic.group}/${topic.type}/${topic.device ?? ""}\n`).update(bytes).digest("hex");
-      messages.push({ message_id, metrics: got.readings });
+      messages.push({ message_id, ...columnsOf(topic.device, got.readings) });
     }
     if (messages.length > 0) {
       const answers = await this.port.readings(pipeline_id, messages);
@@ -188,10 +274,8 @@ export class SparkplugNodes {
       session.heardWrittenAt = now;
       await this.port.heard(pipeline_id, now).catch(() => undefined);
     }
-    // Kept only once settled: a message that failed is sent again and must find the session as it was.
     for (const { topic, got } of group) {
       if (!got) continue;
-      session.state = got.state;
       if (got.event === "birth") session.rebirthAskedAt = 0;
       if (got.rebirth && now - session.rebirthAskedAt >= REBIRTH_AGAIN_MS) {
         session.rebirthAskedAt = now;

@@ -179,10 +179,18 @@ export interface SparkplugMetric {
   value: number;
 }
 
-/** A node's message as readings: `message_id` (sha256 of its topic and payload) stores it once. */
+/**
+ * A node's message as readings: `message_id` (sha256 of its topic and payload) stores it once.
+ * Its metrics go as columns, the i-th metric `names[i]` at `ts[i]` of `values[i]`, all of
+ * `device` (null for node metrics): a message of 500 metrics is three arrays on the bus and in
+ * the params check, not 500 objects (docs/benchmarks.md, bench:mqtt).
+ */
 export interface SparkplugMessage {
   message_id: string;
-  metrics: SparkplugMetric[];
+  device: string | null;
+  names: string[];
+  ts: number[];
+  values: number[];
 }
 
 /** What a node's readings came to: rejected metrics by name, with the reason (the same reasons as `/_ingest`'s, or the name's). */

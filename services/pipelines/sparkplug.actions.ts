@@ -43,14 +43,10 @@ export const sparkplugActions: PipelinesActions = {
           strict: true,
           props: {
             message_id: text,
-            metrics: {
-              type: "array",
-              items: {
-                type: "object",
-                strict: true,
-                props: { device: { type: "string", nullable: true }, name: { type: "string" }, ts: EPOCH_MS, value: { type: "number", finite: true } },
-              },
-            },
+            device: { type: "string", nullable: true },
+            names: { type: "array", items: "string" },
+            ts: { type: "array", items: EPOCH_MS },
+            values: { type: "array", items: { type: "number", finite: true } },
           },
         },
       },

@@ -5,10 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { LocalCache } from "../../lib/cache";
+import { badRequest } from "../../lib/errors";
 import type { Caller } from "../../lib/contract";
 import { resolveMonitors, type ResolvedMonitor } from "../config/contract";
-import type { Reading, SparkplugIngested, SparkplugMessage, SparkplugMetric, SparkplugNode } from "./contract";
+import type { Reading, SparkplugIngested, SparkplugMessage, SparkplugNode } from "./contract";
 import { ingestRequests, pipelineOfIngestKey } from "./ingest";
+import { MSG } from "./messages";
 import { completeAction, pendingActions } from "./actions.repo";
 import { findPipeline, recordHeartbeat, setStatus, type PipelineRow } from "./pipelines.repo";
 import type { KeyedPipeline, PipelinesEnv, SystemPort } from "./port";
@@ -135,34 +137,34 @@ function nodePipelineOf(env: PipelinesEnv, caller: Caller, pipeline_id: string):
  * idempotency key, so that a QoS 1 redelivery after a lost PUBACK is stored once.
  */
 export async function ingestMetrics(env: PipelinesEnv, caller: Caller, p: { pipeline_id: string; messages: SparkplugMessage[] }): Promise<SparkplugIngested[]> {
+  for (const m of p.messages) if (m.ts.length !== m.names.length || m.values.length !== m.names.length) throw badRequest(MSG.invalidInput("messages"), "messages");
   const pipeline = await nodePipelineOf(env, caller, p.pipeline_id.toLowerCase());
   if (!pipeline) {
-    return p.messages.map((m) => ({ accepted: 0, rejected: m.metrics.map((x) => ({ device: x.device, name: x.name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false }));
+    return p.messages.map((m) => ({ accepted: 0, rejected: m.names.map((name) => ({ device: m.device, name, reason: SPARKPLUG_REASONS.unknownName })), replayed: false }));
   }
   const mapped = p.messages.map((message) => {
+    const { device, names, ts, values } = message;
     const readings: Reading[] = [];
-    const sent: SparkplugMetric[] = [];
+    /** The metric (its index in the message) of each reading sent on. */
+    const sent: number[] = [];
     const rejected: SparkplugIngested["rejected"] = [];
-    for (const m of message.metrics) {
-      const target = targetOf(pipeline.names, m.device, m.name);
-      if (typeof target === "string") rejected.push({ device: m.device, name: m.name, reason: target });
+    for (let i = 0; i < names.length; i++) {
+      const target = targetOf(pipeline.names, device, names[i]!);
+      if (typeof target === "string") rejected.push({ device, name: names[i]!, reason: target });
       else {
-        readings.push({ monitor_id: target.monitor_id, tag_id: target.tag_id, ts: m.ts, value: m.value });
-        sent.push(m);
+        readings.push({ monitor_id: target.monitor_id, tag_id: target.tag_id, ts: ts[i]!, value: values[i]! });
+        sent.push(i);
       }
     }
     const keyed = { key: `sparkplug:${message.message_id}`, fingerprint: createHash("sha256").update(`sparkplug\n${message.message_id}`).digest() };
-    return { readings, sent, rejected, keyed };
+    return { device, names, readings, sent, rejected, keyed };
   });
   env.count("readings.rejected", { pipeline_id: pipeline.place.pipeline_id }, mapped.reduce((n, m) => n + m.rejected.length, 0));
   const outcomes = await ingestRequests(env, caller, pipeline.place, mapped);
   return outcomes.map((outcome, i) => {
     if (outcome.replayed) return { accepted: 0, rejected: [], replayed: true };
-    const { sent, rejected } = mapped[i]!;
-    for (const r of outcome.answer.rejected) {
-      const m = sent[r.index]!;
-      rejected.push({ device: m.device, name: m.name, reason: r.reason });
-    }
+    const { device, names, sent, rejected } = mapped[i]!;
+    for (const r of outcome.answer.rejected) rejected.push({ device, name: names[sent[r.index]!]!, reason: r.reason });
     return { accepted: outcome.answer.accepted, rejected, replayed: false };
   });
 }

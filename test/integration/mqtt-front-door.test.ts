@@ -220,6 +220,38 @@ describe("the MQTT front door", () => {
     await node.close();
   });
 
+  it("acknowledges each of many messages sent back to back once it is stored, in the order sent, each stored once", async () => {
+    const node = await connect(gw);
+    const t0 = Date.now() - 60_000;
+    const n = 300;
+    await node.nbirth();
+    await node.send("DBIRTH", [{ name: "Pressure", alias: 1, type: "Double", value: 0 }, { name: "Flow", alias: 2, type: "Int32", value: 0 }], { device: "1", timestamp: t0 - 1 });
+    // All in flight at once: more than a connection may leave unacknowledged, so the front door also stops reading for a while.
+    const acked: number[] = [];
+    await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        node
+          .send("DDATA", [{ alias: 1, type: "Double", value: i + 0.5, timestamp: t0 + i }, { alias: 2, type: "Int32", value: i, timestamp: t0 + i }], { device: "1", timestamp: t0 + i })
+          .then(async () => {
+            acked.push(i);
+            // Stored before its PUBACK: its readings are there when the node hears it.
+            const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM pipelines.readings WHERE pipeline_id = $1 AND ts = to_timestamp($2::bigint / 1000.0)`, [gw.id, t0 + i]);
+            if (Number(rows[0]!.n) !== 2) throw new Error(`message ${i} acknowledged with ${rows[0]!.n} readings stored`);
+          }),
+      ),
+    );
+    expect(acked).toEqual(Array.from({ length: n }, (_, i) => i));
+    const rows = (await readingsOf(gw.id)).filter((r) => Number(r.ts) >= t0 && Number(r.ts) < t0 + n);
+    const expected: Row[] = [];
+    for (let i = 0; i < n; i++) {
+      expected.push({ monitor_id: h.pump.id, tag_id: "flow", ts: String(t0 + i), value: i });
+      expected.push({ monitor_id: h.pump.id, tag_id: "pressure", ts: String(t0 + i), value: i + 0.5 });
+    }
+    expect(rows).toEqual(expected);
+    expect(node.commands.filter((c) => c.topic.includes("/NCMD/"))).toEqual([]);
+    await node.close();
+  }, 120_000);
+
   it("keeps heart_beats.gateway current while the node publishes, not at every message", async () => {
     const node = await connect(gw);
     const heard = async () => {

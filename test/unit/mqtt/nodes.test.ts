@@ -51,8 +51,47 @@ describe("a node's messages", () => {
     open();
     await Promise.all(settled);
     expect(f.calls).toEqual(["readings 1", "birth", "readings 3", "death", "release"]);
-    expect(f.batches[1]!.map((m) => m.metrics[0]!.value)).toEqual([1, 2, 3]);
+    expect(f.batches[1]!.map((m) => m.values[0])).toEqual([1, 2, 3]);
     expect(new Set(f.batches[1]!.map((m) => m.message_id)).size).toBe(3);
+  });
+
+  it("stores the next messages while earlier ones are being stored, resolving them in order, each in one call", async () => {
+    const stores: { ids: number[]; open: () => void }[] = [];
+    const calls: number[][] = [];
+    const port: MqttPort = {
+      connect: async () => NODE,
+      nodeOf: async () => NODE,
+      readings: async (_id, messages) => {
+        const ids = messages.map((m) => m.values[0]!);
+        calls.push(ids);
+        await new Promise<void>((open) => stores.push({ ids, open }));
+        return messages.map(() => ({ accepted: 1, rejected: [], replayed: false }));
+      },
+      birth: async () => undefined,
+      death: async () => undefined,
+      release: async () => undefined,
+      heard: async () => undefined,
+      log: { info: () => undefined, warn: () => undefined },
+    };
+    const published: string[] = [];
+    const nodes = new SparkplugNodes(port, async (t) => void published.push(t), { releasedByDeath: false });
+    await nodes.handle(NODE, topic("NBIRTH"), bytes(0, []));
+    const resolved: number[] = [];
+    const send = (i: number) => nodes.handle(NODE, topic("NDATA"), bytes(i, value(i))).then(() => void resolved.push(i));
+    const first = [send(1)];
+    await new Promise((r) => setImmediate(r));
+    const second = [send(2), send(3)];
+    await new Promise((r) => setImmediate(r));
+    // The second call went while the first was still under way.
+    expect(calls).toEqual([[1], [2, 3]]);
+    // Stored out of order, settled in order.
+    stores[1]!.open();
+    await new Promise((r) => setImmediate(r));
+    expect(resolved).toEqual([]);
+    stores[0]!.open();
+    await Promise.all([...first, ...second]);
+    expect(resolved).toEqual([1, 2, 3]);
+    expect(published).toEqual([]);
   });
 
   it("rejects the messages of a group that could not be stored, leaving the session as it was for their redelivery", async () => {
