@@ -1,6 +1,6 @@
 /**
  * The first thing `npm start`, `npm test` and `npm run repl` run (bin/check-node.cjs): on a Node
- * older than 22 one line saying which Node is needed and how to get it, exit 1, before anything
+ * older than 22.15 one line saying which Node is needed and how to get it, exit 1, before anything
  * loads argon2's native module; on the Node of package.json's engines, nothing at all. `npm ci`
  * meets package.json's engines through engine-strict in .npmrc.
  */
@@ -11,13 +11,16 @@ import path from "node:path";
 
 const ROOT = path.resolve(__dirname, "../..");
 const SCRIPT = path.join(ROOT, "bin/check-node.cjs");
-const ONE_LINE = /^This service needs Node\.js 22 or newer \(found v\d+\.\d+\.\d+\)\. Get Node 24: mkdir -p ~\/\.cache\/ims-node24 && .*npm pack --silent node-[a-z]+-[a-z0-9]+@24 .*export PATH=~\/\.cache\/ims-node24\/package\/bin:\$PATH\n$/;
+const ONE_LINE = /^This service needs Node\.js 22\.15 or newer \(found v\d+\.\d+\.\d+\)\. Get Node 24: mkdir -p ~\/\.cache\/ims-node24 && .*npm pack --silent node-[a-z]+-[a-z0-9]+@24 .*export PATH=~\/\.cache\/ims-node24\/package\/bin:\$PATH\n$/;
 
-const major = (nodeBinary: string): number =>
-  Number(spawnSync(nodeBinary, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout.trim() || 0);
+/** Whether a Node binary is older than 22.15 (undefined when it does not run). */
+const isOld = (nodeBinary: string): boolean | undefined => {
+  const said = spawnSync(nodeBinary, ["-p", "const [a, b] = process.versions.node.split('.').map(Number); a < 22 || (a === 22 && b < 15)"], { encoding: "utf8" });
+  return said.status === 0 ? said.stdout.trim() === "true" : undefined;
+};
 
-/** A Node older than 22 on this machine (a distribution's own, such as Debian's 20), if there is one. */
-const oldNode = ["/usr/bin/node", "/usr/local/bin/node", "/bin/node"].find((p) => fs.existsSync(p) && major(p) > 0 && major(p) < 22);
+/** A Node older than 22.15 on this machine (a distribution's own, such as Debian's 20), if there is one. */
+const oldNode = ["/usr/bin/node", "/usr/local/bin/node", "/bin/node"].find((p) => fs.existsSync(p) && isOld(p) === true);
 
 /** An old Node's environment: its own folder first on PATH, so that `npm` and `node` are the old ones. */
 const oldEnv = (nodeBinary: string): NodeJS.ProcessEnv => ({ HOME: process.env.HOME, PATH: `${path.dirname(nodeBinary)}:/usr/bin:/bin`, npm_config_update_notifier: "false" });
@@ -29,7 +32,7 @@ it("passes silently on this Node (the engines' own)", () => {
 
 it("keeps package.json's engines and npm's engine-strict together", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { engines: { node: string }; scripts: Record<string, string> };
-  expect(pkg.engines.node).toBe(">=22");
+  expect(pkg.engines.node).toBe(">=22.15");
   expect(fs.readFileSync(path.join(ROOT, ".npmrc"), "utf8")).toMatch(/^engine-strict=true$/m);
   for (const script of ["start", "start:service", "test", "repl"]) expect(pkg.scripts[script]).toMatch(/^node bin\/check-node\.cjs && /);
 });
@@ -57,7 +60,7 @@ it("keeps package.json's engines and npm's engine-strict together", () => {
       const run = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--offline"], { cwd: dir, encoding: "utf8", env: oldEnv(oldNode!), timeout: 60_000 });
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain("EBADENGINE");
-      expect(run.stderr).toContain('Required: {"node":">=22"}');
+      expect(run.stderr).toContain('Required: {"node":">=22.15"}');
       expect(fs.existsSync(path.join(dir, "node_modules"))).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -65,16 +68,27 @@ it("keeps package.json's engines and npm's engine-strict together", () => {
   }, 90_000);
 });
 
-it("on a Node that only claims to be old (no old Node needed), the check still refuses", () => {
-  // Where the machine has no old Node: the real script, run by this Node made to report v20.
-  const preload = path.join(os.tmpdir(), `ims-fake-node20-${process.pid}.cjs`);
-  fs.writeFileSync(preload, `Object.defineProperty(process, "versions", { value: { ...process.versions, node: "20.20.2" } });\n`);
+/** The real script, run by this Node made to report `version`. */
+function checkAs(version: string) {
+  const preload = path.join(os.tmpdir(), `ims-fake-node-${version}-${process.pid}.cjs`);
+  fs.writeFileSync(preload, `Object.defineProperty(process, "versions", { value: { ...process.versions, node: "${version}" } });\n`);
   try {
-    const run = spawnSync(process.execPath, ["--require", preload, SCRIPT], { encoding: "utf8" });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(ONE_LINE);
-    expect(run.stderr).toContain("(found v20.20.2)");
+    return spawnSync(process.execPath, ["--require", preload, SCRIPT], { encoding: "utf8" });
   } finally {
     fs.rmSync(preload, { force: true });
   }
+}
+
+it("on a Node that only claims to be old (no old Node needed), the check still refuses", () => {
+  // Where the machine has no old Node: v20, and v22.14, the last Node 22 without zlib's zstd.
+  for (const version of ["20.20.2", "22.14.0"]) {
+    const run = checkAs(version);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(ONE_LINE);
+    expect(run.stderr).toContain(`(found v${version})`);
+  }
+});
+
+it("passes a Node of 22.15 or newer, whatever its minor", () => {
+  for (const version of ["22.15.0", "23.0.0", "24.21.0"]) expect(checkAs(version)).toMatchObject({ status: 0, stderr: "" });
 });
