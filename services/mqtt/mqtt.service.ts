@@ -36,7 +36,7 @@ const MqttService: ServiceSchema<ServiceSettingSchema, MqttMethods, MqttLocals> 
 
   async started() {
     const cfg = config();
-    this.frontDoor = cfg.mqttPort > 0 ? await openFrontDoor(this.system(), { port: cfg.mqttPort, hostId: cfg.mqttHostId }) : null;
+    this.frontDoor = cfg.mqttPort > 0 ? await openFrontDoor(this.system(), { port: cfg.mqttPort, hostId: cfg.mqttHostId, maxPacketBytes: cfg.mqttMaxPacketBytes }) : null;
     this.host = cfg.mqttUrl ? await startHost(this.system(), cfg) : null;
   },
 
