@@ -115,6 +115,13 @@ interface NodePipeline {
 /** Per service instance (each replica's env), briefly, as the ingest path keeps its mappings: a message costs no lookup. */
 const nodePipelines = new WeakMap<PipelinesEnv, LocalCache<NodePipeline | null>>();
 
+/** The pipeline changed (its registration, its tags) or a monitor's tags did (every pipeline): its metrics' names are looked up again. */
+export function forgetNodePipeline(env: PipelinesEnv, pipeline_id?: string): void {
+  const cache = nodePipelines.get(env);
+  if (pipeline_id) cache?.forget(pipeline_id.toLowerCase());
+  else cache?.clear();
+}
+
 function nodePipelineOf(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<NodePipeline | null> {
   let cache = nodePipelines.get(env);
   if (!cache) {

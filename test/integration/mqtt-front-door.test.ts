@@ -339,6 +339,27 @@ describe("the MQTT front door", () => {
     await node.close();
   }, 60_000);
 
+  it("names a device's metrics by the monitor registered now, right after the pipeline's update", async () => {
+    const h2 = await hierarchy(cluster as unknown as TestNode, "Renamed");
+    const body = edgeBody(h2, [h2.pump.id]);
+    const moved = await edge(cluster, body);
+    const node = await connect(moved);
+    const t0 = Date.now() - 20_000;
+    await node.nbirth();
+    await node.send("DBIRTH", [{ name: "Pressure", type: "Double", value: 1, timestamp: t0 }], { device: "1" });
+    expect((await readingsOf(moved.id)).map((r) => r.tag_id)).toEqual(["pressure"]);
+    // Slave 1 is the fan now: its metric names are the fan's tags from the next message on.
+    const registration = [{ monitor_id: h2.fan.id, slave_id: "1", registered_by_asset: false }];
+    const put = await cluster.http("PUT", `/_config/pipelines/edge-server/${moved.id}`, { body: { pipeline_name: body.pipeline_name, settings: body.settings, tags: body.tags, registration } });
+    expect(put.body).toBe("Gateway updated successfully");
+    await node.send("DBIRTH", [{ name: "Vibration", type: "Double", value: 2, timestamp: t0 + 1 }], { device: "1" });
+    expect(await readingsOf(moved.id)).toEqual([
+      { monitor_id: h2.pump.id, tag_id: "pressure", ts: String(t0), value: 1 },
+      { monitor_id: h2.fan.id, tag_id: "vib", ts: String(t0 + 1), value: 2 },
+    ]);
+    await node.close();
+  });
+
   it("opens the alert and sends its email once for a reading over a watcher's threshold sent over MQTT", async () => {
     const place = await makePlace(cluster.http, "mq");
     const created = await createEdge(cluster as unknown as TestNode, gatewayBody(place, "MQTT gateway", "Condition"));
