@@ -58,19 +58,28 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
     );
   const nodes = new SparkplugNodes(port, publish, { releasedByDeath: false });
 
+  /** The clients whose node is present (connected, docs/sparkplug.md#stopping): absent once, when they close. */
+  const present = new WeakSet<Client>();
+  const absent = (client: Client, node: SparkplugNode): Promise<void> =>
+    present.delete(client) ? port.absent(node.pipeline_id).catch((err: unknown) => port.log.warn(MSG.absentFailed(node.edge_node, String(err)))) : Promise.resolve();
+
   aedes.authenticate = (client, username, password, done) => {
-    port.connect(username ?? "", password?.toString("utf8") ?? "").then(
-      (node) => {
-        if (!node) {
-          port.log.warn(MSG.connectRefused(username ?? ""));
-          return done(refusal("Bad username or password", BAD_USERNAME_OR_PASSWORD), false);
-        }
-        clients.set(client, node);
-        guards.get(client.conn)?.accept();
-        done(null, true);
-      },
-      (err: unknown) => done(refusal(err instanceof Error ? err.message : "pipelines unavailable", SERVER_UNAVAILABLE), false),
-    );
+    const accepted = async (node: SparkplugNode) => {
+      present.add(client);
+      // Whichever way the connection ends, aedes's clientDisconnect or not (a close before the CONNACK).
+      client.conn.once("close", () => void absent(client, node));
+      await port.present(node.pipeline_id);
+      clients.set(client, node);
+      guards.get(client.conn)?.accept();
+    };
+    const unavailable = (err: unknown) => done(refusal(err instanceof Error ? err.message : "pipelines unavailable", SERVER_UNAVAILABLE), false);
+    port.connect(username ?? "", password?.toString("utf8") ?? "").then((node) => {
+      if (!node) {
+        port.log.warn(MSG.connectRefused(username ?? ""));
+        return done(refusal("Bad username or password", BAD_USERNAME_OR_PASSWORD), false);
+      }
+      accepted(node).then(() => done(null, true), unavailable);
+    }, unavailable);
   };
 
   let closing = false;
@@ -104,8 +113,12 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
   aedes.on("clientDisconnect", (client) => {
     const node = clients.get(client);
     if (!node || closing) return;
+    // Absent first: a stop queued from then on completes at once, one queued before is completed by the release.
+    const gone = absent(client, node);
     if (storeFailed.has(client)) return port.log.warn(MSG.notReleased(node.edge_node));
-    nodes.released(node).catch((err: unknown) => port.log.warn(MSG.releaseFailed(node.edge_node, err instanceof Error ? err.message : String(err))));
+    gone
+      .then(() => nodes.released(node))
+      .catch((err: unknown) => port.log.warn(MSG.releaseFailed(node.edge_node, err instanceof Error ? err.message : String(err))));
   });
 
   aedes.authorizeSubscribe = (client, subscription, done) => {

@@ -21,6 +21,7 @@ export const MSG = {
   rejected: (edge_node: string, counts: string) => `Sparkplug node ${edge_node}: metrics rejected: ${counts}`,
   storeFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: message not stored (${why}); not acknowledged, the node sends it again`,
   notReleased: (edge_node: string) => `Sparkplug node ${edge_node}: connection closed after a message not stored; not a release, a pending stop stays pending`,
+  absentFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: its disconnection not told to PostgreSQL (${why}); told once this replica's connection is made again`,
   releaseFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: its release not recorded (${why}); a pending stop stays pending`,
   hostConnected: (url: string, hostId: string) => `Sparkplug host ${hostId} on ${url}`,
   hostStoreFailed: (edge_node: string, why: string) => `Sparkplug node ${edge_node}: message not stored (${why}); the replica that takes the node over replays what it kept`,

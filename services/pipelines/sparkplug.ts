@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { LocalCache } from "../../lib/cache";
 import type { Caller } from "../../lib/contract";
 import { resolveMonitors, type ResolvedMonitor } from "../config/contract";
-import type { Reading, SparkplugIngested, SparkplugMessage, SparkplugMetric, SparkplugNode } from "./contract";
+import { SPARKPLUG_PRESENCE, type Reading, type SparkplugIngested, type SparkplugMessage, type SparkplugMetric, type SparkplugNode } from "./contract";
 import { ingestRequests, pipelineOfIngestKey } from "./ingest";
 import { completeAction, pendingActions } from "./actions.repo";
 import { findPipeline, recordHeartbeat, setStatus, type PipelineRow } from "./pipelines.repo";
@@ -39,7 +39,9 @@ export async function connect(env: PipelinesEnv, p: { pipeline_id: string; inges
   const keyed = await pipelineOfIngestKey(env, p.ingest_key);
   if (!keyed || keyed.pipeline_id !== p.pipeline_id.toLowerCase()) return null;
   const row = await findPipeline(env.db, keyed.pipeline_id, "edge");
-  return row && nodeOf(row);
+  const node = row && nodeOf(row);
+  if (node) await sparkplugRepo.markNode(env.db, node.pipeline_id, Date.now());
+  return node;
 }
 
 /** The host's lookup of a node seen on the plant's broker. */
@@ -189,6 +191,7 @@ async function completePending(tx: EntityManager, pipeline_id: string, action: "
  */
 export async function birth(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
   await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
+  await sparkplugRepo.markNode(env.db, p.pipeline_id, p.ts);
   const moved = await env.db.transaction(async (tx) => (await completePending(tx, p.pipeline_id, "start")) ?? sparkplugRepo.resumeStarted(tx, p.pipeline_id));
   if (moved) await forgetResolved(env);
   return null;
@@ -199,6 +202,18 @@ export async function death(env: SystemPort, p: { pipeline_id: string; ts: numbe
   await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
   if (await sparkplugRepo.failRunning(env.db, p.pipeline_id)) await forgetResolved(env);
   return null;
+}
+
+/**
+ * A stop just queued in `tx` (docs/sparkplug.md#stopping): a Sparkplug node's pipeline with no node
+ * connected on any replica has nothing to release, and the stop completes now, as its release
+ * would complete it; false when it waits (a node connected, or a gateway that is no Sparkplug node).
+ */
+export async function stopAtOnce(tx: EntityManager, pipeline_id: string, action_id: string, now: number): Promise<boolean> {
+  if (!(await sparkplugRepo.noNodeConnected(tx, pipeline_id, SPARKPLUG_PRESENCE))) return false;
+  const done = await completeAction(tx, pipeline_id, action_id, "completed", now);
+  if (done) await setStatus(tx, pipeline_id, statusAfterAck(done.action, "completed"));
+  return done !== null;
 }
 
 /** The node let go of its pipeline (docs/sparkplug.md#stopping): its pending stop completes, the pipeline is stopped. */

@@ -57,6 +57,16 @@ async function statusOf(pipeline_id: string): Promise<string> {
   return rows[0]!.status;
 }
 
+/** Whether a replica holds the pipeline's node as connected (lib/presence.ts: a shared advisory lock, what a stop asks). */
+async function nodeHeld(pipeline_id: string): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid = (hashtext('sparkplug-node')::bigint & 4294967295)::oid AND objid = (hashtext($1)::bigint & 4294967295)::oid`,
+    [pipeline_id],
+  );
+  return rows[0]!.n > 0;
+}
+
 /** The resident memory of the process the front door runs in, in bytes. */
 function rssOf(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
@@ -338,6 +348,28 @@ describe("the MQTT front door", () => {
     expect((await readingsOf(gw.id)).filter((r) => r.ts === String(t0))).toEqual([{ monitor_id: h.pump.id, tag_id: "pressure", ts: String(t0), value: 77.5 }]);
     await node.close();
   }, 60_000);
+
+  it("completes a stop at once when no node of the pipeline is connected; a gateway never connected over MQTT still acknowledges its own", async () => {
+    const node = await connect(gw, 11);
+    expect(await nodeHeld(gw.id)).toBe(true);
+    await node.close();
+    await pollUntil(async () => !(await nodeHeld(gw.id)), 10_000, "the node's disconnection");
+    const latest = async (id: string) =>
+      (await db.query<{ action: string; status: string }>(`SELECT action, status FROM pipelines.pipeline_actions WHERE pipeline_id = $1 ORDER BY issued_at DESC LIMIT 1`, [id])).rows[0];
+
+    expect((await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "start" } })).body).toBe("Action is being queued");
+    const stopped = await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "stop" } });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toBe("Action is being queued");
+    expect(await statusOf(gw.id)).toBe("stopped");
+    expect(await latest(gw.id)).toEqual({ action: "stop", status: "completed" });
+
+    // Its gateway polls its actions over HTTP: nothing here can tell it is gone, so its stop waits for its acknowledgement.
+    const polled = await edge(cluster, edgeBody(h, []));
+    expect((await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [polled.id], action: "stop" } })).status).toBe(200);
+    expect(await statusOf(polled.id)).toBe("stopping");
+    expect(await latest(polled.id)).toEqual({ action: "stop", status: "in_progress" });
+  });
 
   it("names a device's metrics by the monitor registered now, right after the pipeline's update", async () => {
     const h2 = await hierarchy(cluster as unknown as TestNode, "Renamed");

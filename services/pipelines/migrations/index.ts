@@ -9,6 +9,7 @@ import { eventStripes } from "./0007-event-stripes";
 import { PipelinesSealSecrets1767250000000 } from "./0008-seal-secrets";
 import { keyRotation } from "./0009-key-rotation";
 import { PipelinesEdgeMacNormalised1767250000200 } from "./0010-edge-mac-normalised";
+import { sparkplugNodes } from "./0011-sparkplug-nodes";
 
 export const migrations = [
   initial,
@@ -21,4 +22,5 @@ export const migrations = [
   PipelinesSealSecrets1767250000000,
   keyRotation,
   PipelinesEdgeMacNormalised1767250000200,
+  sparkplugNodes,
 ];
