@@ -52,6 +52,8 @@ export class Presence {
 
   private sync(): Promise<void> {
     const run = this.chain.then(async () => {
+      // Closed: the connection's end frees every lock, nothing left to tell.
+      if (this.closed) return;
       const client = await this.connection();
       const take = [...this.counts.keys()].filter((k) => !this.locked.has(k));
       const give = [...this.locked].filter((k) => !this.counts.has(k));
