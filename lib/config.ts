@@ -96,6 +96,8 @@ export interface AppConfig {
   ingestKeyGraceS: number;
   /** The MQTT front door's port (Sparkplug gateways, docs/sparkplug.md); 0: no front door. */
   mqttPort: number;
+  /** The largest MQTT packet the front door takes (bytes); a bigger one closes the connection (docs/sparkplug.md#the-front-door). */
+  mqttMaxPacketBytes: number;
   /** The Sparkplug host id: the front door's and the host's STATE topic, `spBv1.0/STATE/<id>`. */
   mqttHostId: string;
   /** The plant's broker the service is a Sparkplug primary host on (mqtt://host:1883); undefined: none. */
@@ -281,6 +283,8 @@ export function readConfig(env: Env = process.env): AppConfig {
     secretsKey: secretsKeyOf(env),
     ingestKeyGraceS: int(env, "INGEST_KEY_GRACE_S", 3600, 0),
     mqttPort: int(env, "MQTT_PORT", 1883, 0, 65535),
+    // 4 MiB: an NBIRTH of 10,000 metrics, each with a 40-character name and two properties, is 1.1 MB.
+    mqttMaxPacketBytes: int(env, "MQTT_MAX_PACKET_BYTES", 4 * 1024 * 1024, 1024, 268_435_460),
     mqttHostId: mqttHostIdOf(env),
     mqttUrl: str(env, "MQTT_URL"),
     mqttUsername: str(env, "MQTT_USERNAME"),

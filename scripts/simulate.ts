@@ -138,6 +138,12 @@ function args(): Args {
     console.error(USAGE);
     process.exit(2);
   }
+  const url = URL.canParse(values.url) ? new URL(values.url) : null;
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    // One line: the usage would bury it, and with --mqtt the broker is easily given here by mistake.
+    console.error(`--url must be the service's HTTP API, as http://127.0.0.1:3000 (the MQTT broker is --broker); got "${values.url}"`);
+    process.exit(2);
+  }
   const rate = Number(values.rate);
   if (!(rate > 0)) refuse("--rate must be a positive number of batches a second");
   const step = spanOf(values.step);
@@ -168,6 +174,8 @@ class CallError extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    /** Why no answer came (ECONNREFUSED, "bad port"), when none did. */
+    readonly reason?: string,
   ) {
     super(message);
   }
@@ -190,8 +198,10 @@ async function call<T>(method: string, path: string, body?: unknown, idempotency
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new CallError(`${method} ${path}: no answer (${cause})`);
+    // fetch's own error says only "fetch failed": the reason is its cause (ECONNREFUSED, "bad port").
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+    throw new CallError(`${method} ${path}: no answer (${reason})`, undefined, reason);
   }
   const text = await res.text().catch(() => "");
   if (!res.ok) throw new CallError(`${method} ${path}: ${res.status} ${text}`, res.status);
@@ -397,7 +407,10 @@ function sparkplugGateway(config: GatewayConfig, phases: Map<string, number>): S
 }
 
 async function main(): Promise<void> {
-  const config = await call<GatewayConfig>("GET", "");
+  const config = await call<GatewayConfig>("GET", "").catch((err: unknown) => {
+    if (err instanceof CallError && err.status === undefined) throw new Error(`--url ${a.url}: no answer from the service's API there (${err.reason})`);
+    throw err;
+  });
   let running = a.run || config.status === "running";
   log(`gateway "${config.pipeline_name}" (${config.pipeline_id}): ${config.monitors.length} monitors, status ${config.status}${a.mqtt ? ", as a Sparkplug edge node" : running ? ", streaming" : ", waiting for a start action"}`);
   for (const m of config.monitors) log(`  ${m.monitor_type} "${m.monitor_name}": ${m.tags.map((t) => `${t.tag_name} [${t.tag_unit}]`).join(", ") || "no tags"}`);

@@ -12,6 +12,7 @@ import type { SparkplugNode } from "../pipelines/contract";
 import { Acknowledgements } from "./acks";
 import { MSG } from "./messages";
 import { SparkplugNodes } from "./nodes";
+import { guardSocket, type PacketSizes } from "./packet-guard";
 import type { MqttPort } from "./port";
 import { mayNodeSubscribe, NAMESPACE, NODE_PUBLISHES, parseTopic } from "./sparkplug";
 
@@ -23,6 +24,8 @@ export interface FrontDoor {
 /** CONNACK's return codes (MQTT 3.1.1, 3.2.2.3). */
 const BAD_USERNAME_OR_PASSWORD = 4;
 const SERVER_UNAVAILABLE = 3;
+/** A connection's CONNECT must have arrived this soon (aedes's own default is 30 s); until it is accepted, MQTT_MAX_PACKET_BYTES bounds what it sends. */
+const CONNECT_WITHIN_MS = 10_000;
 
 const refusal = (message: string, returnCode: number): AuthenticateError => Object.assign(new Error(message), { returnCode });
 
@@ -36,17 +39,20 @@ function isHostTopic(topic: string): boolean {
  * The broker on `port`, or null when it cannot run here (the port taken, aedes not loadable):
  * the log says so in one line and the rest of the service runs.
  */
-export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId: string }): Promise<FrontDoor | null> {
+export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId: string; maxPacketBytes: number }): Promise<FrontDoor | null> {
   let aedes: Aedes;
   try {
     // aedes 1.x is an ES module: loaded at run time, which tsx does (Jest's module loader does not).
     const { Aedes } = await import("aedes");
-    aedes = await Aedes.createBroker();
+    aedes = await Aedes.createBroker({ connectTimeout: CONNECT_WITHIN_MS });
   } catch (err) {
     port.log.warn(MSG.frontDoorUnavailable(err instanceof Error ? err.message : String(err)));
     return null;
   }
   const clients = new WeakMap<Client, SparkplugNode>();
+  const guards = new WeakMap<object, PacketSizes>();
+  /** Connections closed because a message of theirs was not stored: no release (docs/sparkplug.md#stopping). */
+  const storeFailed = new WeakSet<Client>();
   const publish = (topic: string, payload: Buffer, retain = false) =>
     new Promise<void>((resolve, reject) =>
       aedes.publish({ cmd: "publish", topic, payload, qos: 1, retain, dup: false }, (err) => (err ? reject(err) : resolve())),
@@ -54,18 +60,28 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
   const nodes = new SparkplugNodes(port, publish, { releasedByDeath: false });
   const acks = new Acknowledgements();
 
+  /** The clients whose node is present (connected, docs/sparkplug.md#stopping): absent once, when they close. */
+  const present = new WeakSet<Client>();
+  const absent = (client: Client, node: SparkplugNode): Promise<void> =>
+    present.delete(client) ? port.absent(node.pipeline_id).catch((err: unknown) => port.log.warn(MSG.absentFailed(node.edge_node, String(err)))) : Promise.resolve();
+
   aedes.authenticate = (client, username, password, done) => {
-    port.connect(username ?? "", password?.toString("utf8") ?? "").then(
-      (node) => {
-        if (!node) {
-          port.log.warn(MSG.connectRefused(username ?? ""));
-          return done(refusal("Bad username or password", BAD_USERNAME_OR_PASSWORD), false);
-        }
-        clients.set(client, node);
-        done(null, true);
-      },
-      (err: unknown) => done(refusal(err instanceof Error ? err.message : "pipelines unavailable", SERVER_UNAVAILABLE), false),
-    );
+    const accepted = async (node: SparkplugNode) => {
+      present.add(client);
+      // Whichever way the connection ends, aedes's clientDisconnect or not (a close before the CONNACK).
+      client.conn.once("close", () => void absent(client, node));
+      await port.present(node.pipeline_id);
+      clients.set(client, node);
+      guards.get(client.conn)?.accept();
+    };
+    const unavailable = (err: unknown) => done(refusal(err instanceof Error ? err.message : "pipelines unavailable", SERVER_UNAVAILABLE), false);
+    port.connect(username ?? "", password?.toString("utf8") ?? "").then((node) => {
+      if (!node) {
+        port.log.warn(MSG.connectRefused(username ?? ""));
+        return done(refusal("Bad username or password", BAD_USERNAME_OR_PASSWORD), false);
+      }
+      accepted(node).then(() => done(null, true), unavailable);
+    }, unavailable);
   };
 
   let closing = false;
@@ -84,6 +100,7 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
     packet.retain = false;
     const stored = nodes.handle(node, topic, Buffer.from(packet.payload)).catch((err: unknown) => {
       port.log.warn(MSG.storeFailed(node.edge_node, err instanceof Error ? err.message : String(err)));
+      storeFailed.add(client);
       // An error closes the connection without PUBACK: the gateway sends the message again.
       throw err;
     });
@@ -91,10 +108,17 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
   };
 
   // A node is released when its connection closes (its will, if any, queued before): a pending stop completes.
+  // Not when the connection was closed because a message was not stored: the node comes back to send it
+  // again, and a stop completed then would say "stopped" of a gateway still sending.
   aedes.on("clientDisconnect", (client) => {
     const node = clients.get(client);
     if (!node || closing) return;
-    nodes.released(node).catch((err: unknown) => port.log.warn(MSG.releaseFailed(node.edge_node, err instanceof Error ? err.message : String(err))));
+    // Absent first: a stop queued from then on completes at once, one queued before is completed by the release.
+    const gone = absent(client, node);
+    if (storeFailed.has(client)) return port.log.warn(MSG.notReleased(node.edge_node));
+    gone
+      .then(() => nodes.released(node))
+      .catch((err: unknown) => port.log.warn(MSG.releaseFailed(node.edge_node, err instanceof Error ? err.message : String(err))));
   });
 
   aedes.authorizeSubscribe = (client, subscription, done) => {
@@ -107,7 +131,12 @@ export async function openFrontDoor(port: MqttPort, opts: { port: number; hostId
   // Gateways' messages are for the host only: a node never receives another's (nor its own dropped ones).
   aedes.authorizeForward = (_client, packet) => (isHostTopic(packet.topic) ? packet : null);
 
-  const server = net.createServer(aedes.handle);
+  const server = net.createServer((socket) => {
+    // Before aedes's parser sees a byte: it would hold a packet of any announced size.
+    const remote = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+    guards.set(socket, guardSocket(socket, opts.maxPacketBytes, (why) => port.log.warn(MSG.connectionClosed(remote, why, opts.maxPacketBytes))));
+    aedes.handle(socket);
+  });
   try {
     server.listen(opts.port);
     await Promise.race([once(server, "listening"), once(server, "error").then(([err]) => Promise.reject(err as Error))]);

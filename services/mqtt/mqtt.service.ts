@@ -7,7 +7,8 @@
  */
 import type { ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { config } from "../../lib/config";
-import { sparkplugClient } from "../pipelines/contract";
+import { Presence } from "../../lib/presence";
+import { SPARKPLUG_PRESENCE, sparkplugClient } from "../pipelines/contract";
 import { openFrontDoor } from "./front-door";
 import { startHost } from "./host";
 import type { MqttLocals, MqttMethods } from "./mqtt.types";
@@ -29,6 +30,8 @@ const MqttService: ServiceSchema<ServiceSettingSchema, MqttMethods, MqttLocals> 
         death: async (pipeline_id, ts) => void (await sparkplugClient.call(broker, "sparkplug.death", { pipeline_id, ts })),
         release: async (pipeline_id) => void (await sparkplugClient.call(broker, "sparkplug.release", { pipeline_id })),
         heard: async (pipeline_id, ts) => void (await sparkplugClient.call(broker, "sparkplug.heard", { pipeline_id, ts })),
+        present: async (pipeline_id) => this.presence?.enter(pipeline_id),
+        absent: async (pipeline_id) => this.presence?.leave(pipeline_id),
         log: { info: (m) => this.logger.info(m), warn: (m) => this.logger.warn(m) },
       };
     },
@@ -36,13 +39,15 @@ const MqttService: ServiceSchema<ServiceSettingSchema, MqttMethods, MqttLocals> 
 
   async started() {
     const cfg = config();
-    this.frontDoor = cfg.mqttPort > 0 ? await openFrontDoor(this.system(), { port: cfg.mqttPort, hostId: cfg.mqttHostId }) : null;
+    this.presence = cfg.databaseUrl ? new Presence({ databaseUrl: cfg.databaseUrl, scope: SPARKPLUG_PRESENCE }) : null;
+    this.frontDoor = cfg.mqttPort > 0 ? await openFrontDoor(this.system(), { port: cfg.mqttPort, hostId: cfg.mqttHostId, maxPacketBytes: cfg.mqttMaxPacketBytes }) : null;
     this.host = cfg.mqttUrl ? await startHost(this.system(), cfg) : null;
   },
 
   async stopped() {
     await this.host?.close();
     await this.frontDoor?.close();
+    await this.presence?.close();
   },
 };
 

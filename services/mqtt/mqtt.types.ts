@@ -1,5 +1,6 @@
 /** The mqtt service as its lifecycle sees it (`this`): its locals and methods, typed once here. */
 import type { Service, ServiceSettingSchema } from "moleculer";
+import type { Presence } from "../../lib/presence";
 import type { FrontDoor } from "./front-door";
 import type { PrimaryHost } from "./host";
 import type { MqttPort } from "./port";
@@ -9,6 +10,8 @@ export interface MqttLocals {
   frontDoor: FrontDoor | null;
   /** The primary host on the plant's broker, when MQTT_URL is set. */
   host: PrimaryHost | null;
+  /** Which nodes are connected to this replica, as the pipelines service sees it (lib/presence.ts); null without DATABASE_URL. */
+  presence: Presence | null;
 }
 
 export interface MqttMethods {

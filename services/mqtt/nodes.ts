@@ -51,6 +51,8 @@ interface Session {
   rebirthAskedAt: number;
   rejections: Map<string, number>;
   rejectionsLoggedAt: number;
+  /** Told present (`MqttPort.present`) at its birth, absent at its death: the plant's broker's nodes only. */
+  present: boolean;
 }
 
 /** A message of a group, as its session turned it: null when it was no Sparkplug payload. */
@@ -109,6 +111,7 @@ export class SparkplugNodes {
 
   /** The node is handled elsewhere now (its lease went to another replica): its session is forgotten. */
   forget(pipeline_id: string): void {
+    if (this.sessions.get(pipeline_id)?.present) this.port.absent(pipeline_id).catch(() => undefined);
     this.sessions.delete(pipeline_id);
   }
 
@@ -131,6 +134,7 @@ export class SparkplugNodes {
         rebirthAskedAt: 0,
         rejections: new Map(),
         rejectionsLoggedAt: 0,
+        present: false,
       };
       this.sessions.set(node.pipeline_id, session);
     }
@@ -264,11 +268,21 @@ export class SparkplugNodes {
     const last = group[group.length - 1]!.got;
     const heard = group.some((s) => s.got && s.got.event !== "death");
     if (last?.event === "birth") {
+      // On the plant's broker a node is connected from its birth (docs/sparkplug.md#stopping), told before the
+      // birth moves the pipeline; the front door tells its connections itself.
+      if (this.opts.releasedByDeath && !session.present) {
+        await this.port.present(pipeline_id);
+        session.present = true;
+      }
       await this.port.birth(pipeline_id, now);
       session.heardWrittenAt = now;
     } else if (last?.event === "death") {
       await this.port.death(pipeline_id, heard ? now : session.lastHeard || now);
-      if (this.opts.releasedByDeath) await this.port.release(pipeline_id);
+      if (this.opts.releasedByDeath) {
+        if (session.present) await this.port.absent(pipeline_id);
+        session.present = false;
+        await this.port.release(pipeline_id);
+      }
     } else if (heard && now - session.heardWrittenAt >= HEARD_EVERY_MS) {
       // Kept current while the node publishes, without a write a message (docs/sparkplug.md).
       session.heardWrittenAt = now;

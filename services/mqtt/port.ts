@@ -21,6 +21,14 @@ export interface MqttPort {
   death(pipeline_id: string, ts: number): Promise<void>;
   /** The node let go of its pipeline: a pending stop completes. */
   release(pipeline_id: string): Promise<void>;
+  /**
+   * The node is connected here (front door: its connection; plant's broker: its birth until its
+   * death): while it is, on any replica, a stop waits for its release; with none, a stop completes
+   * when it is queued (docs/sparkplug.md#stopping). Resolves once the pipelines service can see it.
+   */
+  present(pipeline_id: string): Promise<void>;
+  /** No longer connected here (told before its release). */
+  absent(pipeline_id: string): Promise<void>;
   /** The node was heard (a message other than a birth or death): `heart_beats.gateway`. */
   heard(pipeline_id: string, ts: number): Promise<void>;
   log: MqttLog;

@@ -11,8 +11,10 @@ import { authenticate } from "./ingest";
 import { MSG } from "./messages";
 import { guarded, pipelineChange, visiblePipeline } from "./pipelines";
 import { setStatus, type PipelineRow } from "./pipelines.repo";
+import type { PipelineStatus } from "./contract";
 import type { PipelinesPort, SystemPort } from "./port";
 import { actionView, statusAfterAck, statusWhileQueued } from "./rules";
+import { stopAtOnce } from "./sparkplug";
 
 export interface QueueInput {
   pipeline_id?: string | string[];
@@ -38,10 +40,16 @@ export async function queueActions(port: PipelinesPort, params: QueueInput) {
     const keys = [...new Set(ids.map((id) => id.toLowerCase()))].sort();
     const status = statusWhileQueued(params.action);
     await port.db.transaction(async (tx) => {
-      for (const id of keys) await actionsRepo.queueAction(tx, id, newId(), params.action, status, now);
+      const after = new Map<string, PipelineStatus>();
+      for (const id of keys) {
+        const action_id = newId();
+        await actionsRepo.queueAction(tx, id, action_id, params.action, status, now);
+        // A Sparkplug node not connected has nothing to release: its stop completes now (docs/sparkplug.md#stopping).
+        if (params.action === "stop" && (await stopAtOnce(tx, id, action_id, now))) after.set(id, statusAfterAck("stop", "completed"));
+      }
       const changes = keys.flatMap((id) => {
         const p = pipelines.get(id);
-        return p ? [pipelineChange(params.action, p, { status: [p.status, status] })] : [];
+        return p ? [pipelineChange(params.action, p, { status: [p.status, after.get(id) ?? status] })] : [];
       });
       await port.audit(tx, changes);
     });

@@ -219,3 +219,10 @@ export interface SparkplugContract {
 }
 
 export const sparkplugClient = serviceClient<SparkplugContract>("pipelines");
+
+/**
+ * The advisory-lock scope of connected nodes (lib/presence.ts): the mqtt service holds a node's
+ * pipeline id under it while the node is connected; the pipelines service completes a stop when
+ * it is queued if none does (docs/sparkplug.md#stopping).
+ */
+export const SPARKPLUG_PRESENCE = "sparkplug-node";

@@ -37,6 +37,7 @@ import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
 import type { PipelinesLocals, PipelinesMethods, PipelinesThis } from "./pipelines.types";
 import { brokerBound, systemPort, userPort } from "./port";
+import { forgetNodePipeline } from "./sparkplug";
 import { sparkplugActions } from "./sparkplug.actions";
 import { sqlConnectActions } from "./sql-connect.actions";
 import { thirdPartyActions } from "./thirdparty.actions";
@@ -107,10 +108,11 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
   },
 
   events: {
-    /** Broadcast to every replica when a pipeline changes: what they cached of it is stale. */
+    /** Broadcast to every replica when a pipeline changes: what they cached of it is stale (a Sparkplug node's metric names too). */
     "pipelines.changed": {
       handler(ctx: Context<PipelinesChanged>) {
         forgetPipeline(this.system(ctx), ctx.params.pipeline_id);
+        forgetNodePipeline(this.env, ctx.params.pipeline_id);
       },
     },
     /** A monitor's tags or a site's retention changed in config: every replica forgets its mappings. */

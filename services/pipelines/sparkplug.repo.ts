@@ -33,3 +33,24 @@ export async function failRunning(db: Db, pipeline_id: string): Promise<boolean>
   const rows = rowsOf(await db.query(`UPDATE pipelines SET status = 'error' WHERE pipeline_id = $1 AND status = 'running' RETURNING pipeline_id`, [pipeline_id]));
   return rows.length > 0;
 }
+
+/** The pipeline's gateway connected as a Sparkplug node: from now on its stops complete at once while no node is connected. */
+export async function markNode(db: Db, pipeline_id: string, ts: number): Promise<void> {
+  await db.query(`UPDATE pipelines SET sparkplug_at = $2 WHERE pipeline_id = $1 AND sparkplug_at IS NULL`, [pipeline_id, ts]);
+}
+
+/**
+ * True when the pipeline is a Sparkplug node's and no replica holds it present under `scope`
+ * (lib/presence.ts): the exclusive lock taken then is held until `tx` ends, so a node connecting
+ * meanwhile waits for the stop to be written.
+ */
+export async function noNodeConnected(tx: Db, pipeline_id: string, scope: string): Promise<boolean> {
+  const rows = rowsOf<{ free: boolean }>(
+    await tx.query(
+      `SELECT CASE WHEN sparkplug_at IS NULL THEN false ELSE pg_try_advisory_xact_lock(hashtext($2), hashtext(pipeline_id::text)) END AS free
+         FROM pipelines WHERE pipeline_id = $1`,
+      [pipeline_id, scope],
+    ),
+  );
+  return rows[0]?.free === true;
+}

@@ -8,7 +8,7 @@ import { LocalCache } from "../../lib/cache";
 import { badRequest } from "../../lib/errors";
 import type { Caller } from "../../lib/contract";
 import { resolveMonitors, type ResolvedMonitor } from "../config/contract";
-import type { Reading, SparkplugIngested, SparkplugMessage, SparkplugNode } from "./contract";
+import { SPARKPLUG_PRESENCE, type Reading, type SparkplugIngested, type SparkplugMessage, type SparkplugNode } from "./contract";
 import { ingestRequests, pipelineOfIngestKey } from "./ingest";
 import { MSG } from "./messages";
 import { completeAction, pendingActions } from "./actions.repo";
@@ -41,7 +41,9 @@ export async function connect(env: PipelinesEnv, p: { pipeline_id: string; inges
   const keyed = await pipelineOfIngestKey(env, p.ingest_key);
   if (!keyed || keyed.pipeline_id !== p.pipeline_id.toLowerCase()) return null;
   const row = await findPipeline(env.db, keyed.pipeline_id, "edge");
-  return row && nodeOf(row);
+  const node = row && nodeOf(row);
+  if (node) await sparkplugRepo.markNode(env.db, node.pipeline_id, Date.now());
+  return node;
 }
 
 /** The host's lookup of a node seen on the plant's broker. */
@@ -117,6 +119,13 @@ interface NodePipeline {
 /** Per service instance (each replica's env), briefly, as the ingest path keeps its mappings: a message costs no lookup. */
 const nodePipelines = new WeakMap<PipelinesEnv, LocalCache<NodePipeline | null>>();
 
+/** The pipeline changed (its registration, its tags) or a monitor's tags did (every pipeline): its metrics' names are looked up again. */
+export function forgetNodePipeline(env: PipelinesEnv, pipeline_id?: string): void {
+  const cache = nodePipelines.get(env);
+  if (pipeline_id) cache?.forget(pipeline_id.toLowerCase());
+  else cache?.clear();
+}
+
 function nodePipelineOf(env: PipelinesEnv, caller: Caller, pipeline_id: string): Promise<NodePipeline | null> {
   let cache = nodePipelines.get(env);
   if (!cache) {
@@ -184,6 +193,7 @@ async function completePending(tx: EntityManager, pipeline_id: string, action: "
  */
 export async function birth(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
   await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
+  await sparkplugRepo.markNode(env.db, p.pipeline_id, p.ts);
   const moved = await env.db.transaction(async (tx) => (await completePending(tx, p.pipeline_id, "start")) ?? sparkplugRepo.resumeStarted(tx, p.pipeline_id));
   if (moved) await forgetResolved(env);
   return null;
@@ -194,6 +204,18 @@ export async function death(env: SystemPort, p: { pipeline_id: string; ts: numbe
   await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
   if (await sparkplugRepo.failRunning(env.db, p.pipeline_id)) await forgetResolved(env);
   return null;
+}
+
+/**
+ * A stop just queued in `tx` (docs/sparkplug.md#stopping): a Sparkplug node's pipeline with no node
+ * connected on any replica has nothing to release, and the stop completes now, as its release
+ * would complete it; false when it waits (a node connected, or a gateway that is no Sparkplug node).
+ */
+export async function stopAtOnce(tx: EntityManager, pipeline_id: string, action_id: string, now: number): Promise<boolean> {
+  if (!(await sparkplugRepo.noNodeConnected(tx, pipeline_id, SPARKPLUG_PRESENCE))) return false;
+  const done = await completeAction(tx, pipeline_id, action_id, "completed", now);
+  if (done) await setStatus(tx, pipeline_id, statusAfterAck(done.action, "completed"));
+  return done !== null;
 }
 
 /** The node let go of its pipeline (docs/sparkplug.md#stopping): its pending stop completes, the pipeline is stopped. */

@@ -3,6 +3,7 @@
  * and message of the spec, list and count, scope and permissions, and the registration events
  * the config service shows on its monitors.
  */
+import { Client } from "pg";
 import { startTestNode, type TestNode } from "../helpers/node";
 import { insertUsers } from "../helpers/users";
 import {
@@ -249,6 +250,28 @@ describe("edge-server pipelines (ops 50-53)", () => {
     expect((await t.http("PUT", `${EDGE}/${other.id}`, { body: { pipeline_name: second.pipeline_name, settings: { ...second.settings, mac_address: bare }, tags: second.tags } })).body).toEqual(taken);
     await t.http("DELETE", `${EDGE}/${other.id}`);
     await t.http("DELETE", `${EDGE}/${created.id}`);
+  });
+
+  it("refuses MAC addresses equal once separators are removed when they are created at the same moment (the unique index)", async () => {
+    const mac = nextMac();
+    const bare = mac.replace(/:/g, "");
+    const forms = [mac, bare, mac.replace(/:/g, "-").toUpperCase(), bare.toUpperCase(), mac.replace(/:/g, "."), `${bare.slice(0, 6)}-${bare.slice(6)}`];
+    const answers = await Promise.all(forms.map((m) => t.http<{ id: string }>("POST", EDGE, { body: { ...edgeBody(h, []), settings: { ...modbusSettings(), mac_address: m } } })));
+    const created = answers.filter((a) => a.status === 200);
+    expect(created).toHaveLength(1);
+    const taken = err(400, `This MAC address is already registered with another gateway (ID: ${created[0]!.body.id})`);
+    for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body).toEqual(taken);
+    // The index itself refuses such a row, whatever the code checked before.
+    const db = new Client({ connectionString: t.db.url });
+    await db.connect();
+    try {
+      await db.query(`CREATE TEMP TABLE twin AS SELECT * FROM pipelines.pipelines WHERE pipeline_id = $1`, [created[0]!.body.id]);
+      await db.query(`UPDATE twin SET pipeline_id = gen_random_uuid(), ingest_key_hash = gen_random_uuid()::text::bytea, mac_address = $1`, [mac.replace(/:/g, "-")]);
+      await expect(db.query(`INSERT INTO pipelines.pipelines SELECT * FROM twin`)).rejects.toMatchObject({ code: "23505", constraint: "pipelines_edge_mac" });
+    } finally {
+      await db.end();
+    }
+    await t.http("DELETE", `${EDGE}/${created[0]!.body.id}`);
   });
 
   it("registers monitors (config shows the gateway), refuses a monitor of another gateway, frees them on delete", async () => {

@@ -169,3 +169,17 @@ it("--help prints the usage and exits 0; an unknown option says so, without a st
   expect(unknown.stderr).toContain("usage: npm run simulate");
   expect(unknown.stderr).not.toMatch(/\n\s+at /);
 });
+
+it("--url: what is no HTTP URL, or where nothing answers, is said in one line, without a stack trace", () => {
+  const run = (url: string) =>
+    spawnSync(process.execPath, ["--import", "tsx", "scripts/simulate.ts", "--mqtt", "--pipeline", "p", "--key", "k", "--url", url], { cwd: path.resolve(__dirname, "../.."), encoding: "utf8" });
+  for (const url of ["mqtt://127.0.0.1:1883", "127.0.0.1:3000", "not a url"]) {
+    const bad = run(url);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toEqual([`--url must be the service's HTTP API, as http://127.0.0.1:3000 (the MQTT broker is --broker); got "${url}"`]);
+  }
+  // Port 1: fetch refuses it without sending anything, so the answer does not depend on the machine.
+  const none = run("http://127.0.0.1:1");
+  expect(none.status).toBe(1);
+  expect(none.stderr.trim().split("\n")).toEqual(["--url http://127.0.0.1:1: no answer from the service's API there (bad port)"]);
+});

@@ -5,6 +5,7 @@
  * alerts and emails they lead to.
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { Client } from "pg";
 import { freePort, pollUntil, REPO_ROOT, startCluster, type Cluster } from "../helpers/cluster";
@@ -54,6 +55,22 @@ async function readingsOf(pipeline_id: string): Promise<Row[]> {
 async function statusOf(pipeline_id: string): Promise<string> {
   const { rows } = await db.query<{ status: string }>(`SELECT status FROM pipelines.pipelines WHERE pipeline_id = $1`, [pipeline_id]);
   return rows[0]!.status;
+}
+
+/** Whether a replica holds the pipeline's node as connected (lib/presence.ts: a shared advisory lock, what a stop asks). */
+async function nodeHeld(pipeline_id: string): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid = (hashtext('sparkplug-node')::bigint & 4294967295)::oid AND objid = (hashtext($1)::bigint & 4294967295)::oid`,
+    [pipeline_id],
+  );
+  return rows[0]!.n > 0;
+}
+
+/** The resident memory of the process the front door runs in, in bytes. */
+function rssOf(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
+  return Number(kb) * 1024;
 }
 
 beforeAll(async () => {
@@ -288,6 +305,123 @@ describe("the MQTT front door", () => {
       [gw.id],
     );
     expect(rows[0]).toEqual({ action: "stop", status: "completed" });
+  });
+
+  it("does not complete a pending stop when the connection closed because a message was not stored", async () => {
+    await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "start" } });
+    const node = await connect(gw, 8);
+    await node.nbirth();
+    await node.send("DBIRTH", [{ name: "Pressure", alias: 1, type: "Double", value: 0 }], { device: "1" });
+    expect(await statusOf(gw.id)).toBe("running");
+    expect((await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "stop" } })).status).toBe(200);
+    // A reading of 424242 cannot be stored: its message is not acknowledged and the front door closes the connection.
+    await db.query(`CREATE FUNCTION pipelines.refuse_424242() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+    await db.query(`CREATE TRIGGER refuse_424242 BEFORE INSERT ON pipelines.readings FOR EACH ROW WHEN (NEW.value = 424242) EXECUTE FUNCTION pipelines.refuse_424242()`);
+    const cut = new Promise((resolve) => node.client.stream.once("close", resolve));
+    try {
+      node.client.publish(node.topic("DDATA", "1"), encodePayload({ timestamp: Date.now(), seq: 1, metrics: [{ alias: 1, type: "Double", value: 424242 }] }), { qos: 1 });
+      await cut;
+    } finally {
+      await db.query(`DROP TRIGGER refuse_424242 ON pipelines.readings`);
+      await db.query(`DROP FUNCTION pipelines.refuse_424242()`);
+    }
+    // The node comes back: once its birth is settled, what the closed connection led to was too (a node's messages are handled in order).
+    const again = await connect(gw, 9);
+    await again.nbirth();
+    expect(await statusOf(gw.id)).toBe("stopping");
+    const latest = async () =>
+      (await db.query<{ action: string; status: string }>(`SELECT action, status FROM pipelines.pipeline_actions WHERE pipeline_id = $1 ORDER BY issued_at DESC LIMIT 1`, [gw.id])).rows[0];
+    expect(await latest()).toEqual({ action: "stop", status: "in_progress" });
+    expect(cluster.process("mqtt").output()).toContain(`Sparkplug node ${gw.edgeNode}: connection closed after a message not stored; not a release`);
+    // Its clean disconnect is the release that completes the stop.
+    await again.close();
+    expect(await eventually(() => statusOf(gw.id), (s) => s === "stopped", 100, 100)).toBe("stopped");
+    expect(await latest()).toEqual({ action: "stop", status: "completed" });
+    node.client.end(true);
+  }, 60_000);
+
+  it("closes a connection whose packet announces 100 MB at its fixed header, without holding it, and names it in one log line", async () => {
+    const pid = cluster.process("mqtt").pid!;
+    const before = rssOf(pid);
+    const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const named = `127.0.0.1:${socket.localPort} closed:`;
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.on("error", () => undefined);
+    // CONNECT, remaining length 100 MiB (0x80 0x80 0x80 0x32), then as much of it as the broker takes.
+    let sent = 0;
+    socket.write(Buffer.from([0x10, 0x80, 0x80, 0x80, 0x32]));
+    const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    while (sent < 100 * 1024 * 1024 && !socket.destroyed) {
+      sent += chunk.length;
+      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+    }
+    await closed;
+    expect(rssOf(pid) - before).toBeLessThan(40 * 1024 * 1024);
+    await pollUntil(async () => cluster.process("mqtt").output().includes(named), 10_000, "the log line");
+    const lines = cluster.process("mqtt").output().split("\n").filter((l) => l.includes(named));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/MQTT connection from (::ffff:)?127\.0\.0\.1:\d+ closed: a packet of 104857605 bytes announced, over MQTT_MAX_PACKET_BYTES \(4194304\)/);
+  }, 60_000);
+
+  it("takes a birth of 10,000 metrics (1.1 MB) in one packet", async () => {
+    const node = await connect(gw, 10);
+    const t0 = Date.now() - 45_000;
+    await node.nbirth();
+    const metrics = Array.from({ length: 9999 }, (_, i) => ({
+      name: `Line 3/Compressor ${i}/Discharge Temperature`,
+      alias: i + 10,
+      type: "Double" as const,
+      value: i * 1.5,
+      properties: { engUnit: { type: "String" as const, value: "degC" }, engHigh: { type: "Double" as const, value: 150 } },
+    }));
+    await node.send("DBIRTH", [{ name: "Pressure", alias: 1, type: "Double", value: 77.5, timestamp: t0 }, ...metrics], { device: "1" });
+    expect(node.client.connected).toBe(true);
+    expect((await readingsOf(gw.id)).filter((r) => r.ts === String(t0))).toEqual([{ monitor_id: h.pump.id, tag_id: "pressure", ts: String(t0), value: 77.5 }]);
+    await node.close();
+  }, 60_000);
+
+  it("completes a stop at once when no node of the pipeline is connected; a gateway never connected over MQTT still acknowledges its own", async () => {
+    const node = await connect(gw, 11);
+    expect(await nodeHeld(gw.id)).toBe(true);
+    await node.close();
+    await pollUntil(async () => !(await nodeHeld(gw.id)), 10_000, "the node's disconnection");
+    const latest = async (id: string) =>
+      (await db.query<{ action: string; status: string }>(`SELECT action, status FROM pipelines.pipeline_actions WHERE pipeline_id = $1 ORDER BY issued_at DESC LIMIT 1`, [id])).rows[0];
+
+    expect((await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "start" } })).body).toBe("Action is being queued");
+    const stopped = await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [gw.id], action: "stop" } });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toBe("Action is being queued");
+    expect(await statusOf(gw.id)).toBe("stopped");
+    expect(await latest(gw.id)).toEqual({ action: "stop", status: "completed" });
+
+    // Its gateway polls its actions over HTTP: nothing here can tell it is gone, so its stop waits for its acknowledgement.
+    const polled = await edge(cluster, edgeBody(h, []));
+    expect((await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [polled.id], action: "stop" } })).status).toBe(200);
+    expect(await statusOf(polled.id)).toBe("stopping");
+    expect(await latest(polled.id)).toEqual({ action: "stop", status: "in_progress" });
+  });
+
+  it("names a device's metrics by the monitor registered now, right after the pipeline's update", async () => {
+    const h2 = await hierarchy(cluster as unknown as TestNode, "Renamed");
+    const body = edgeBody(h2, [h2.pump.id]);
+    const moved = await edge(cluster, body);
+    const node = await connect(moved);
+    const t0 = Date.now() - 20_000;
+    await node.nbirth();
+    await node.send("DBIRTH", [{ name: "Pressure", type: "Double", value: 1, timestamp: t0 }], { device: "1" });
+    expect((await readingsOf(moved.id)).map((r) => r.tag_id)).toEqual(["pressure"]);
+    // Slave 1 is the fan now: its metric names are the fan's tags from the next message on.
+    const registration = [{ monitor_id: h2.fan.id, slave_id: "1", registered_by_asset: false }];
+    const put = await cluster.http("PUT", `/_config/pipelines/edge-server/${moved.id}`, { body: { pipeline_name: body.pipeline_name, settings: body.settings, tags: body.tags, registration } });
+    expect(put.body).toBe("Gateway updated successfully");
+    await node.send("DBIRTH", [{ name: "Vibration", type: "Double", value: 2, timestamp: t0 + 1 }], { device: "1" });
+    expect(await readingsOf(moved.id)).toEqual([
+      { monitor_id: h2.pump.id, tag_id: "pressure", ts: String(t0), value: 1 },
+      { monitor_id: h2.fan.id, tag_id: "vib", ts: String(t0 + 1), value: 2 },
+    ]);
+    await node.close();
   });
 
   it("opens the alert and sends its email once for a reading over a watcher's threshold sent over MQTT", async () => {

@@ -19,6 +19,7 @@ let db: Client;
 let h: Hierarchy;
 let replicas: ServiceProcess[];
 let node: EdgeNode | undefined;
+let pipeline_id: string;
 
 /** The pid of the replica holding the node's lease (its lease connection is named after its pid), or null. */
 async function holderPid(): Promise<number | null> {
@@ -102,5 +103,22 @@ describe("the Sparkplug host on the plant's broker", () => {
     await pollUntil(async () => (await storedValues(gw.id)).length >= expected.length, 60_000, `${expected.length} readings stored`, [survivor]);
     await new Promise((r) => setTimeout(r, 1000));
     expect(await storedValues(gw.id)).toEqual(expected);
+    pipeline_id = gw.id;
   }, 150_000);
+
+  it("keeps a stop pending while the node is alive, completes it at its death, and at once while it is dead", async () => {
+    const status = async () => (await db.query<{ status: string }>(`SELECT status FROM pipelines.pipelines WHERE pipeline_id = $1`, [pipeline_id])).rows[0]!.status;
+    const queue = async (action: string) => expect((await cluster.http("POST", "/_config/pipelines/_action", { body: { pipeline_id: [pipeline_id], action } })).body).toBe("Action is being queued");
+    await queue("start");
+    await node!.nbirth();
+    await pollUntil(async () => (await status()) === "running", 15_000, "the birth to complete the start");
+    await queue("stop");
+    expect(await status()).toBe("stopping");
+    await node!.ndeath();
+    await pollUntil(async () => (await status()) === "stopped", 15_000, "the death to complete the stop");
+    // Dead: nothing to release, the stop completes as it is queued.
+    await queue("start");
+    await queue("stop");
+    expect(await status()).toBe("stopped");
+  }, 60_000);
 });

@@ -8,6 +8,8 @@ import { rollupPending } from "./0006-rollup-pending";
 import { eventStripes } from "./0007-event-stripes";
 import { PipelinesSealSecrets1767250000000 } from "./0008-seal-secrets";
 import { keyRotation } from "./0009-key-rotation";
+import { PipelinesEdgeMacNormalised1767250000200 } from "./0010-edge-mac-normalised";
+import { sparkplugNodes } from "./0011-sparkplug-nodes";
 
 export const migrations = [
   initial,
@@ -19,4 +21,6 @@ export const migrations = [
   eventStripes,
   PipelinesSealSecrets1767250000000,
   keyRotation,
+  PipelinesEdgeMacNormalised1767250000200,
+  sparkplugNodes,
 ];

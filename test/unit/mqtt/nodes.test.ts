@@ -27,6 +27,8 @@ function fakePort() {
     birth: async () => void calls.push("birth"),
     death: async () => void calls.push("death"),
     release: async () => void calls.push("release"),
+    present: async () => void calls.push("present"),
+    absent: async () => void calls.push("absent"),
     heard: async () => void calls.push("heard"),
     log: { info: () => undefined, warn: () => undefined },
   };
@@ -50,7 +52,8 @@ describe("a node's messages", () => {
     ];
     open();
     await Promise.all(settled);
-    expect(f.calls).toEqual(["readings 1", "birth", "readings 3", "death", "release"]);
+    // On the plant's broker the node is connected from its birth to its death, and absent before its release.
+    expect(f.calls).toEqual(["readings 1", "present", "birth", "readings 3", "death", "absent", "release"]);
     expect(f.batches[1]!.map((m) => m.values[0])).toEqual([1, 2, 3]);
     expect(new Set(f.batches[1]!.map((m) => m.message_id)).size).toBe(3);
   });
@@ -70,6 +73,8 @@ describe("a node's messages", () => {
       birth: async () => undefined,
       death: async () => undefined,
       release: async () => undefined,
+      present: async () => undefined,
+      absent: async () => undefined,
       heard: async () => undefined,
       log: { info: () => undefined, warn: () => undefined },
     };
@@ -92,6 +97,20 @@ describe("a node's messages", () => {
     await Promise.all([...first, ...second]);
     expect(resolved).toEqual([1, 2, 3]);
     expect(published).toEqual([]);
+  });
+
+  it("on the plant's broker, says a node present once however often it is born, and absent when its lease goes elsewhere", async () => {
+    const f = fakePort();
+    const nodes = new SparkplugNodes(f.port, async () => undefined, { releasedByDeath: true });
+    await nodes.handle(NODE, topic("NBIRTH"), bytes(0, [{ name: "bdSeq", type: "UInt64", value: 1 }]));
+    await nodes.handle(NODE, topic("NBIRTH"), bytes(0, [{ name: "bdSeq", type: "UInt64", value: 1 }]));
+    nodes.forget(NODE.pipeline_id);
+    await new Promise((r) => setImmediate(r));
+    expect(f.calls).toEqual(["present", "birth", "birth", "absent"]);
+    // The front door tells its connections itself: a birth there says nothing of presence.
+    const door = fakePort();
+    await new SparkplugNodes(door.port, async () => undefined, { releasedByDeath: false }).handle(NODE, topic("NBIRTH"), bytes(0, []));
+    expect(door.calls).toEqual(["birth"]);
   });
 
   it("rejects the messages of a group that could not be stored, leaving the session as it was for their redelivery", async () => {
