@@ -8,6 +8,7 @@ import { rollupPending } from "./0006-rollup-pending";
 import { eventStripes } from "./0007-event-stripes";
 import { PipelinesSealSecrets1767250000000 } from "./0008-seal-secrets";
 import { keyRotation } from "./0009-key-rotation";
+import { collections } from "./0010-collections";
 
 export const migrations = [
   initial,
@@ -19,4 +20,5 @@ export const migrations = [
   eventStripes,
   PipelinesSealSecrets1767250000000,
   keyRotation,
+  collections,
 ];
