@@ -1,5 +1,5 @@
 /**
- * Pages of a SQL source and the position between them (docs/collectors.md#positions). Pure.
+ * Pages of a SQL source and the position between them (docs/collectors.md#pages-and-positions). Pure.
  *
  * The position is the time of the last rows stored and, for the rows at exactly that time, how
  * many of each fingerprint (a hash of the row's values read) were stored. The next page reads

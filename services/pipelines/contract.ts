@@ -215,7 +215,7 @@ export const sparkplugClient = serviceClient<SparkplugContract>("pipelines");
 // ---------------------------------------------------------------- collections (the collectors service's calls)
 
 /**
- * Where a SQL pipeline's collection is (docs/collectors.md#positions): `last`, the time value of
+ * Where a SQL pipeline's collection is (docs/collectors.md#pages-and-positions): `last`, the time value of
  * the last rows stored, as the source's server writes it (null: before its oldest row), and how
  * many rows of each fingerprint at exactly that time were stored, so that rows sharing a time at
  * a page's edge are neither skipped nor stored twice.
