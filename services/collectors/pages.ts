@@ -46,10 +46,10 @@ export function pageOf(rows: SourceRow[], from: CollectionPosition): { fresh: So
   return { fresh, to: { last, seen } };
 }
 
-/** A page's idempotency key: its pipeline and the positions it goes from and to. */
-export function pageKey(pipeline_id: string, from: CollectionPosition, to: CollectionPosition): string {
+/** A page's idempotency key: its pipeline, the position's epoch, and the positions it goes from and to. */
+export function pageKey(pipeline_id: string, epoch: number, from: CollectionPosition, to: CollectionPosition): string {
   const canon = (p: CollectionPosition) => [p.last, Object.keys(p.seen).sort().map((k) => [k, p.seen[k]])];
-  return `collector:${createHash("sha256").update(JSON.stringify([pipeline_id, canon(from), canon(to)])).digest("hex")}`;
+  return `collector:${createHash("sha256").update(JSON.stringify([pipeline_id, epoch, canon(from), canon(to)])).digest("hex")}`;
 }
 
 /** A column's value as a reading's: numbers, numeric text and Booleans (true = 1); null when it is none. */

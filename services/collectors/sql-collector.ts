@@ -149,7 +149,8 @@ async function collect(
       if (fresh.length === 0) break;
       const utc = result.fields.find((f) => f.name === "c0")?.utc ?? false;
       const { readings, unreadable } = readingsOf(fresh, tags, { format: source.timeFormat, timeZone: pipeline.time_zone, utc });
-      await port.page({ pipeline_id: pipeline.pipeline_id, from: position, to, key: pageKey(pipeline.pipeline_id, position, to), readings, unreadable });
+      const { pipeline_id, epoch } = pipeline;
+      await port.page({ pipeline_id, from: position, to, epoch, key: pageKey(pipeline_id, epoch, position, to), readings, unreadable });
       position = to;
       if (rows.length < limit) break;
     }

@@ -35,6 +35,7 @@ export const collectionActions: PipelinesActions = {
       pipeline_id: text,
       from: POSITION,
       to: POSITION,
+      epoch: { type: "number", integer: true, min: 0 },
       key: { type: "string", min: 1, max: 255 },
       readings: {
         type: "array",

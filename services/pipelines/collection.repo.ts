@@ -11,12 +11,19 @@ import { rowsOf, type Queryable } from "./sql";
 export type CollectedRow = Pick<PipelineRow, "pipeline_id" | "site_id" | "plant_id" | "data_source_subtype" | "settings" | "tags"> & {
   action: "start" | "stop";
   position: CollectionPosition | null;
+  epoch: number | null;
 };
+
+/** A collection's stored position and its epoch. */
+export interface StoredPosition {
+  position: CollectionPosition;
+  epoch: number;
+}
 
 /** `data_source` `Cloud` or `Third-Party-Apps`, of these subtypes, whose latest action is a start or a pending stop. */
 export async function collectedPipelines(db: Queryable, subtypes: string[]): Promise<CollectedRow[]> {
   return (await db.query(
-    `SELECT p.pipeline_id, p.site_id, p.plant_id, p.data_source_subtype, p.settings, p.tags, a.action, c.position
+    `SELECT p.pipeline_id, p.site_id, p.plant_id, p.data_source_subtype, p.settings, p.tags, a.action, c.position, c.epoch
        FROM pipelines p
        JOIN LATERAL (SELECT action, status FROM pipeline_actions WHERE pipeline_id = p.pipeline_id ORDER BY issued_at DESC, action_id LIMIT 1) a ON true
        LEFT JOIN pipeline_collections c ON c.pipeline_id = p.pipeline_id
@@ -28,24 +35,31 @@ export async function collectedPipelines(db: Queryable, subtypes: string[]): Pro
 }
 
 /** The stored position of a pipeline's collection, its row locked until the transaction ends. */
-export async function lockedPosition(tx: EntityManager, pipeline_id: string): Promise<CollectionPosition | null> {
-  const rows = (await tx.query(`SELECT position FROM pipeline_collections WHERE pipeline_id = $1 FOR UPDATE`, [pipeline_id])) as { position: CollectionPosition }[];
-  return rows[0]?.position ?? null;
+export async function lockedPosition(tx: EntityManager, pipeline_id: string): Promise<StoredPosition | null> {
+  const rows = (await tx.query(`SELECT position, epoch FROM pipeline_collections WHERE pipeline_id = $1 FOR UPDATE`, [pipeline_id])) as StoredPosition[];
+  return rows[0] ?? null;
 }
 
 /** A page stored: the new position, the counts, and `settings.config.last_collected` (what a user reads) moved with it. */
-export async function advance(tx: EntityManager, pipeline_id: string, to: CollectionPosition, collected: number, rejected: number, now: number): Promise<void> {
+export async function advance(
+  tx: EntityManager,
+  pipeline_id: string,
+  to: StoredPosition,
+  collected: number,
+  rejected: number,
+  now: number,
+): Promise<void> {
   await tx.query(
-    `INSERT INTO pipeline_collections AS c (pipeline_id, position, collected, rejected, updated_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (pipeline_id) DO UPDATE SET position = excluded.position, collected = c.collected + excluded.collected,
+    `INSERT INTO pipeline_collections AS c (pipeline_id, position, epoch, collected, rejected, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (pipeline_id) DO UPDATE SET position = excluded.position, epoch = excluded.epoch, collected = c.collected + excluded.collected,
        rejected = c.rejected + excluded.rejected, updated_at = excluded.updated_at`,
-    [pipeline_id, JSON.stringify(to), collected, rejected, now],
+    [pipeline_id, JSON.stringify(to.position), to.epoch, collected, rejected, now],
   );
-  if (to.last !== null) {
+  if (to.position.last !== null) {
     await tx.query(
       `UPDATE pipelines SET settings = jsonb_set(settings, '{config,last_collected}', to_jsonb($2::text))
         WHERE pipeline_id = $1 AND jsonb_typeof(settings -> 'config') = 'object'`,
-      [pipeline_id, to.last],
+      [pipeline_id, to.position.last],
     );
   }
 }

@@ -11,6 +11,7 @@ import { openSettings } from "../../lib/secrets";
 import type { Caller } from "../../lib/contract";
 import { resolveMonitors, resolveSite } from "../config/contract";
 import * as collectionRepo from "./collection.repo";
+import type { StoredPosition } from "./collection.repo";
 import type { CollectedAnswer, CollectedPage, CollectedPipeline, CollectedTag, CollectionPosition } from "./contract";
 import { ingestRequests } from "./ingest";
 import { MSG } from "./messages";
@@ -31,11 +32,13 @@ export function lastCollectedOf(settings: Record<string, unknown>): string | nul
 
 /**
  * Where the collection is: the stored position while `last_collected` still says what it wrote;
- * a user who set `last_collected` to something else starts it there.
+ * a user who set `last_collected` to something else starts it there, in a new epoch (its pages'
+ * keys are new ones, so rows collected before are stored again).
  */
-export function positionOf(settings: Record<string, unknown>, stored: CollectionPosition | null): CollectionPosition {
+export function positionOf(settings: Record<string, unknown>, stored: StoredPosition | null): StoredPosition {
   const last = lastCollectedOf(settings);
-  return stored && stored.last === last ? stored : { last, seen: {} };
+  if (stored && stored.position.last === last) return stored;
+  return { position: { last, seen: {} }, epoch: stored ? stored.epoch + 1 : 0 };
 }
 
 /** One text for one position, whatever order its fingerprints came in. */
@@ -67,21 +70,14 @@ export async function collectedPipelines(env: PipelinesEnv, caller: Caller, p: {
     const settings = openSettings(env.secretsKey, row.settings);
     const tags = tagsOf(row.tags, monitors);
     const time_zone = zones.get(row.site_id) ?? "UTC";
+    const at = positionOf(row.settings, row.position && { position: row.position, epoch: row.epoch ?? 0 });
+    // Not `last_collected`, which every page moves: a user who sets it starts a new epoch instead.
     const { last_collected: _moved, ...config } = configOf(settings);
     const version = createHash("sha256")
-      .update(JSON.stringify([{ ...settings, config }, tags, time_zone, lastCollectedOf(settings)]))
+      .update(JSON.stringify([{ ...settings, config }, tags, time_zone, at.epoch]))
       .digest("hex")
       .slice(0, 32);
-    return {
-      pipeline_id: row.pipeline_id,
-      subtype: row.data_source_subtype,
-      action: row.action,
-      settings,
-      tags,
-      time_zone,
-      position: positionOf(row.settings, row.position),
-      version,
-    };
+    return { pipeline_id: row.pipeline_id, subtype: row.data_source_subtype, action: row.action, settings, tags, time_zone, ...at, version };
   });
 }
 
@@ -104,11 +100,11 @@ export async function storePage(env: PipelinesEnv, caller: Caller, page: Collect
     async (tx, [stored]) => {
       const settings = await lockSettings(tx, pipeline_id);
       const now = positionOf(settings ?? {}, await collectionRepo.lockedPosition(tx, pipeline_id));
-      if (!settings || positionText(now) !== positionText(page.from)) throw conflict(MSG.collectionMoved);
+      if (!settings || now.epoch !== page.epoch || positionText(now.position) !== positionText(page.from)) throw conflict(MSG.collectionMoved);
       const replayed = stored?.replayed ?? false;
       const accepted = replayed || !stored ? 0 : stored.answer.accepted;
       const rejected = (replayed || !stored ? 0 : stored.answer.rejected.length) + page.unreadable;
-      await collectionRepo.advance(tx, pipeline_id, page.to, accepted, rejected, Date.now());
+      await collectionRepo.advance(tx, pipeline_id, { position: page.to, epoch: page.epoch }, accepted, rejected, Date.now());
       counted = { accepted, rejected, replayed };
     },
   );

@@ -244,6 +244,8 @@ export interface CollectedPipeline {
   /** The site's zone: a time without one is read in it. */
   time_zone: string;
   position: CollectionPosition;
+  /** How many times a user moved the position (`last_collected` set in an update): part of each page's key. */
+  epoch: number;
   /** Changes when its settings, tags or position are changed by a user: a collector on an older one starts again. */
   version: string;
 }
@@ -253,6 +255,8 @@ export interface CollectedPage {
   pipeline_id: string;
   from: CollectionPosition;
   to: CollectionPosition;
+  /** The position's epoch the page was read in: refused (409) like a moved position when it is no longer it. */
+  epoch: number;
   key: string;
   readings: Reading[];
   /** Values of the page that were no readings (not numbers, or a time that does not parse). */

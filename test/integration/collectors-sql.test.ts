@@ -4,7 +4,8 @@
  * MariaDB, tables filled by the test. Pages of 4 rows, so that rows sharing a time straddle a
  * page's edge; a conditions filter and an ignored column; rows inserted while collecting (one at
  * the very time already collected); a time column without a zone read in the site's; a wrong
- * password said in the pipeline's last action; a stop that stops the collection.
+ * password said in the pipeline's last action; a stop that stops the collection; `last_collected`
+ * set back by an update, which collects again.
  */
 import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
@@ -127,7 +128,19 @@ describe("the SQL collector", () => {
     await pollUntil(async () => (await stored(db, id, "pressure")).length >= values.length, 30_000, "the MariaDB table collected", [collector]);
     expect(sorted(await stored(db, id, "pressure"))).toEqual(sorted(values));
     expect((await listed(cluster, h, id)).status).toBe("running");
-  }, 60_000);
+
+    // Stopped, `last_collected` set back to `none` by an update, started again: collected again from the oldest row.
+    await action(cluster, id, "stop");
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "stopped", 20_000, "the stop", [collector]);
+    const gw = (await cluster.http<Record<string, unknown> & { settings: { config: Record<string, unknown> } }>("GET", `/_config/pipelines/edge-server/${id}`)).body;
+    const put = await cluster.http("PUT", `/_config/pipelines/edge-server/${id}`, {
+      body: { pipeline_name: gw.pipeline_name, settings: { ...gw.settings, password: "", config: { ...gw.settings.config, last_collected: "none" } }, tags: gw.tags },
+    });
+    expect(put.status).toBe(200);
+    await action(cluster, id, "start");
+    await pollUntil(async () => (await stored(db, id, "pressure")).length >= 2 * values.length, 30_000, "the table collected again", [collector]);
+    expect(sorted(await stored(db, id, "pressure"))).toEqual(sorted([...values, ...values]));
+  }, 90_000);
 
   it("says a wrong password in the pipeline's last action, in error", async () => {
     await my.query(`CREATE TABLE ${scratch}.line_c (ts datetime, temp double)`);

@@ -98,10 +98,12 @@ describe("positions across pages", () => {
     expect(pageOf([all[5]!, row("3", 6)], second.to).fresh.map((r) => r.values[0])).toEqual([6]);
   });
 
-  it("keys a page by its pipeline and positions, whatever order its fingerprints are in", () => {
-    const a = pageKey("p", { last: "1", seen: { x: 1, y: 2 } }, { last: "2", seen: {} });
-    expect(a).toBe(pageKey("p", { last: "1", seen: { y: 2, x: 1 } }, { last: "2", seen: {} }));
-    expect(a).not.toBe(pageKey("q", { last: "1", seen: { x: 1, y: 2 } }, { last: "2", seen: {} }));
+  it("keys a page by its pipeline, epoch and positions, whatever order its fingerprints are in", () => {
+    const a = pageKey("p", 0, { last: "1", seen: { x: 1, y: 2 } }, { last: "2", seen: {} });
+    expect(a).toBe(pageKey("p", 0, { last: "1", seen: { y: 2, x: 1 } }, { last: "2", seen: {} }));
+    expect(a).not.toBe(pageKey("q", 0, { last: "1", seen: { x: 1, y: 2 } }, { last: "2", seen: {} }));
+    // Collected again from an earlier point (a new epoch): the same page is a new one.
+    expect(a).not.toBe(pageKey("p", 1, { last: "1", seen: { x: 1, y: 2 } }, { last: "2", seen: {} }));
     expect(a.length).toBeLessThanOrEqual(255);
   });
 
