@@ -17,6 +17,9 @@ export interface SqlPipelineOptions {
   operator?: "AND" | "OR";
   ignore_columns?: string[];
   time_field_format?: string;
+  /** `Cloud` unless told. */
+  data_source?: "Cloud" | "Third-Party-Apps";
+  server_address?: string;
 }
 
 /** A started Cloud SQL pipeline of the hierarchy's function, its tags on a monitor of its own (tags `pressure`, `flow`); its id. */
@@ -30,11 +33,11 @@ export async function startSqlPipeline(c: Cluster, h: Hierarchy, o: SqlPipelineO
     pipeline_name: `SQL ${o.table} ${nextMac()}`,
     function_id: h.fn,
     data_type: "Production",
-    data_source: "Cloud",
+    data_source: o.data_source ?? "Cloud",
     data_source_subtype: "SQL",
     settings: {
       mac_address: nextMac(),
-      server_address: "127.0.0.1",
+      server_address: o.server_address ?? "127.0.0.1",
       port: o.port,
       username: o.username ?? "root",
       password: o.password ?? "",

@@ -5,7 +5,8 @@
  * page's edge; a conditions filter and an ignored column; rows inserted while collecting (one at
  * the very time already collected); a time column without a zone read in the site's; a wrong
  * password said in the pipeline's last action; a stop that stops the collection; `last_collected`
- * set back by an update, which collects again.
+ * set back by an update, which collects again; the service's own database refused (a
+ * Third-Party-Apps pipeline); SQL Server, which no server here answers, as far as its refusal.
  */
 import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
@@ -149,5 +150,29 @@ describe("the SQL collector", () => {
     const p = await listed(cluster, h, id);
     expect(p.last_actions[0]).toMatchObject({ action: "start", error: "Failed to connect to DB" });
     expect(await stored(db, id, "pressure")).toEqual([]);
+  }, 60_000);
+
+  it("never reads the service's own database, whatever SOURCE_ALLOW says, and says so as a connection failure", async () => {
+    const own = new URL(cluster.db!.url);
+    const id = await startSqlPipeline(cluster, h, {
+      port: Number(own.port || 5432),
+      username: decodeURIComponent(own.username),
+      database: own.pathname.slice(1),
+      table: "pipelines.pipelines",
+      time_field: "created_at",
+      columns: { status: "Pressure" },
+      data_source: "Third-Party-Apps",
+    });
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "error", 30_000, "the pipeline in error", [collector]);
+    expect((await listed(cluster, h, id)).last_actions[0]).toMatchObject({ action: "start", error: "Failed to connect to DB" });
+    expect(collector.output()).toContain(`Pipeline ${id}: source postgres 127.0.0.1:${own.port || 5432} refused`);
+  }, 60_000);
+
+  it("takes SQL Server by its port, through the same collector: a server that is not there is a connection failure", async () => {
+    // No SQL Server runs here: nothing listens on 1433, and the mssql driver's refusal is what it can show.
+    const id = await startSqlPipeline(cluster, h, { port: 1433, username: "sa", password: "x", database: "plant", table: "line", columns: { temp: "Pressure" } });
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "error", 30_000, "the pipeline in error", [collector]);
+    expect((await listed(cluster, h, id)).last_actions[0]).toMatchObject({ action: "start", error: "Failed to connect to DB" });
+    expect(collector.output()).toContain(`Pipeline ${id}: source mssql 127.0.0.1:1433 failed`);
   }, 60_000);
 });
