@@ -1,9 +1,11 @@
 /**
  * The pipelines this replica collects (docs/collectors.md#replicas). Every replica lists the
  * started collected pipelines every CLAIM_EVERY_MS and takes the lease (lib/lease.ts) of those no
- * replica holds: each pipeline is collected by exactly one replica at a time. When a replica dies
- * its database connection closes, PostgreSQL frees its leases, and the others take them on their
- * next round; a page the dead one had read but not stored is read again from the stored position.
+ * replica holds: each pipeline is collected by exactly one replica at a time. The replicas share
+ * them: each keeps at most its share (the pipelines over the replicas connected) and gives back
+ * the rest, which another takes on its next round. When a replica dies its database connection
+ * closes, PostgreSQL frees its leases, the others' shares grow and they take its pipelines; a page
+ * the dead one had read but not stored is read again from the stored position.
  */
 import { Leases } from "../../lib/lease";
 import type { CollectedPipeline } from "../pipelines/contract";
@@ -60,14 +62,21 @@ export async function startCollectors(port: CollectorsPort, databaseUrl: string)
       if (!p || p.action === "stop" || p.version !== held.version || held.collector.ended) await letGo(id, !p);
     }
     for (const id of leases.keys) if (!listed.has(id)) await leases.release(id);
+    const collecting = [...listed.values()].filter((p) => p.action === "start");
+    const share = Math.ceil(collecting.length / (await leases.holders()));
+    // Past its share (another replica joined): the last started go back, to be taken by the others.
+    for (const id of [...running.keys()].slice(share)) await letGo(id, true);
     const held = await leases.take([...listed.keys()]);
     for (const p of listed.values()) {
-      if (!held.has(p.pipeline_id)) continue;
+      if (!held.has(p.pipeline_id) || running.has(p.pipeline_id)) continue;
       if (p.action === "stop") {
+        // A pending stop is completed by whichever replica holds it, whatever its share.
         await port.stopped(p.pipeline_id);
         await leases.release(p.pipeline_id);
-      } else if (!running.has(p.pipeline_id)) {
+      } else if (running.size < share) {
         start(p);
+      } else {
+        await leases.release(p.pipeline_id);
       }
     }
   }

@@ -3,7 +3,7 @@
  * in the middle of a table and started again, and two replicas of which the one collecting is
  * killed: the other continues within 10 s. MariaDB tables of 4,000 rows read in pages of 5,
  * three rows to a time so that every page's edge splits rows sharing one: every row is stored
- * exactly once.
+ * exactly once. Then the two replicas share four pipelines, two each.
  */
 import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
@@ -72,6 +72,7 @@ afterAll(async () => {
 
 describe("collectors under faults", () => {
   let first: ServiceProcess;
+  let both: ServiceProcess[] = [];
 
   it("stores every row once when the collector is killed in the middle of the table and started again", async () => {
     const expected = await fill("killed");
@@ -113,5 +114,22 @@ describe("collectors under faults", () => {
     await pollUntil(async () => (await holderPid(id)) === other.pid && (await count(id)) > atKill, 10_000, "the other replica to continue", [other]);
     await pollUntil(async () => (await count(id)) >= ROWS, 120_000, "the rest of the table collected", [other]);
     expect(sorted(await stored(db, id, "pressure"))).toEqual(sorted(expected));
+    killed.start();
+    both = replicas;
   }, 240_000);
+
+  it("shares the pipelines between the replicas", async () => {
+    // The two tables' pipelines still run; two more make four: two a replica.
+    await my.query(`CREATE TABLE ${scratch}.small (ts datetime, a double)`);
+    for (let i = 0; i < 2; i++) await startSqlPipeline(cluster, h, { port: 3306, database: scratch, table: "small", columns: { a: "Pressure" } });
+    const perReplica = async () => {
+      const { rows } = await db.query<{ application_name: string; n: number }>(
+        `SELECT a.application_name, count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database() AND l.classid = (hashtext('collector')::bigint & 4294967295)::oid
+          GROUP BY a.application_name ORDER BY a.application_name`,
+      );
+      return rows.map((r) => r.n);
+    };
+    await pollUntil(async () => JSON.stringify(await perReplica()) === "[2,2]", 30_000, "two pipelines a replica", both);
+  }, 90_000);
 });
