@@ -10,6 +10,7 @@ import { config } from "../../lib/config";
 import { sourceGuardOf } from "../../lib/source-guard";
 import { collectionClient } from "../pipelines/contract";
 import type { CollectorsLocals, CollectorsMethods } from "./collectors.types";
+import { MSG } from "./messages";
 import type { CollectorsPort } from "./port";
 import { startCollectors } from "./runner";
 
@@ -38,6 +39,7 @@ const CollectorsService: ServiceSchema<ServiceSettingSchema, CollectorsMethods, 
 
   async started() {
     const url = config().databaseUrl;
+    if (!url) this.logger.warn(MSG.noDatabase);
     this.collectors = url ? await startCollectors(this.system(), url) : null;
   },
 

@@ -13,4 +13,5 @@ export const MSG = {
   notStored: (pipeline_id: string, why: string) => `Pipeline ${pipeline_id}: page not stored (${why}); read again shortly`,
   leasesNotTaken: (why: string) => `Collectors: pipelines not listed or leases not taken (${why}); tried again shortly`,
   kindUnavailable: (subtype: string) => `Collectors: ${subtype} pipelines are not collected by this build`,
+  noDatabase: "Collectors: no DATABASE_URL to hold the pipelines' leases on; nothing is collected by this process",
 } as const;
