@@ -106,6 +106,8 @@ export interface AppConfig {
   mqttPassword: string | undefined;
   /** The sites whose edge pipelines the plant's broker serves; null: all. */
   mqttSites: string[] | null;
+  /** Rows a SQL collector reads a page (docs/collectors.md); fewer when its tags would make a page past 5,000 readings. */
+  collectorPageRows: number;
 }
 
 /**
@@ -123,6 +125,7 @@ export const ALL_SERVICES = [
   "cm",
   "ems",
   "mqtt",
+  "collectors",
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -290,6 +293,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     mqttUsername: str(env, "MQTT_USERNAME"),
     mqttPassword: str(env, "MQTT_PASSWORD"),
     mqttSites: str(env, "MQTT_SITES")?.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) ?? null,
+    collectorPageRows: int(env, "COLLECTOR_PAGE_ROWS", 1000, 1, 100_000),
   };
 }
 

@@ -48,6 +48,21 @@ export class Leases {
     return new Set(keys.filter((k) => this.held.has(k)));
   }
 
+  /**
+   * How many holders of this scope are connected now, this one included (its connection opened by
+   * the call): replicas that share their keys fairly take about keys / holders each. A holder that
+   * dies stops counting as soon as PostgreSQL sees its socket close.
+   */
+  async holders(): Promise<number> {
+    const client = await this.connection();
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name LIKE 'leases:%' AND split_part(application_name, ':', 2) = $1`,
+      [this.opts.scope],
+    );
+    return Math.max(1, rows[0]?.n ?? 1);
+  }
+
   async release(key: string): Promise<void> {
     if (!this.held.delete(key) || !this.client) return;
     await this.client.query(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [this.opts.scope, key]).catch(() => undefined);

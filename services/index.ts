@@ -2,6 +2,7 @@
 import type { ServiceSchema } from "moleculer";
 import ApiService from "./api/api.service";
 import { DOMAIN_SERVICE_SCHEMAS } from "./domain-services";
+import CollectorsService from "./collectors/collectors.service";
 import MqttService from "./mqtt/mqtt.service";
 
 export const SERVICE_SCHEMAS: Record<string, ServiceSchema> = {
@@ -9,4 +10,6 @@ export const SERVICE_SCHEMAS: Record<string, ServiceSchema> = {
   ...DOMAIN_SERVICE_SCHEMAS,
   // Behind no route: its door is MQTT (docs/sparkplug.md).
   mqtt: MqttService as unknown as ServiceSchema,
+  // Behind no route: it reads the sources of the pipelines it collects (docs/collectors.md).
+  collectors: CollectorsService as unknown as ServiceSchema,
 };

@@ -99,7 +99,8 @@ export {};
 
 /**
  * An action asked of a pipeline's gateway (times epoch ms).
- * @typedef {{ action_id: string, action: string, status: string, issued_at: number, completed_at: number | null }} PipelineAction
+ * `error`: why a collected pipeline's source failed (docs/collectors.md), on its latest start.
+ * @typedef {{ action_id: string, action: string, status: string, issued_at: number, completed_at: number | null, error?: string }} PipelineAction
  */
 
 /**
@@ -127,6 +128,8 @@ export {};
  * @property {PipelineEvent[]} latest_event
  * @property {Record<string, number | null>} heart_beats
  * @property {PipelineAction[]} last_actions
+ * @property {number} [collected] readings a pipeline the service collects itself stored (docs/collectors.md)
+ * @property {number} [rejected] and those it rejected
  */
 
 /**

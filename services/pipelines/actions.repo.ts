@@ -16,6 +16,8 @@ export interface ActionRow {
   status: ActionStatus;
   issued_at: string | number;
   completed_at: string | number | null;
+  /** The cause in words of a collected pipeline's failure (docs/collectors.md); selected by `lastActions` only. */
+  error?: string | null;
 }
 
 
@@ -25,7 +27,7 @@ export async function lastActions(db: Queryable, ids: string[], perPipeline = 5)
   const out = new Map<string, ActionRow[]>();
   if (ids.length === 0) return out;
   const rows = (await db.query(
-    `SELECT action_id, pipeline_id, action, status, issued_at, completed_at FROM (
+    `SELECT action_id, pipeline_id, action, status, issued_at, completed_at, error FROM (
        SELECT a.*, row_number() OVER (PARTITION BY pipeline_id ORDER BY issued_at DESC, action_id) AS n
          FROM pipeline_actions a WHERE pipeline_id = ANY($1::uuid[])) x
       WHERE n <= $2 ORDER BY issued_at DESC, action_id`,

@@ -226,3 +226,78 @@ export const sparkplugClient = serviceClient<SparkplugContract>("pipelines");
  * it is queued if none does (docs/sparkplug.md#stopping).
  */
 export const SPARKPLUG_PRESENCE = "sparkplug-node";
+
+// ---------------------------------------------------------------- collections (the collectors service's calls)
+
+/**
+ * Where a SQL pipeline's collection is (docs/collectors.md#pages-and-positions): `last`, the time value of
+ * the last rows stored, as the source's server writes it (null: before its oldest row), and how
+ * many rows of each fingerprint at exactly that time were stored, so that rows sharing a time at
+ * a page's edge are neither skipped nor stored twice.
+ */
+export interface CollectionPosition {
+  last: string | null;
+  seen: Record<string, number>;
+}
+
+/** A SQL tag as a collector reads it: its column is a reading of this monitor's tag. */
+export interface CollectedTag {
+  column_name: string;
+  monitor_id: string;
+  tag_id: string;
+}
+
+/** A started (or stopping) pipeline the service collects itself, its secrets opened. */
+export interface CollectedPipeline {
+  pipeline_id: string;
+  /** `data_source_subtype`: `SQL`, `OPC-UA`. */
+  subtype: string;
+  /** Its latest action: collect while `start`; `stop` is pending until a collector lets it go. */
+  action: "start" | "stop";
+  settings: Record<string, unknown>;
+  tags: CollectedTag[];
+  /** The site's zone: a time without one is read in it. */
+  time_zone: string;
+  position: CollectionPosition;
+  /** How many times a user moved the position (`last_collected` set in an update): part of each page's key. */
+  epoch: number;
+  /** Changes when its settings, tags or position are changed by a user: a collector on an older one starts again. */
+  version: string;
+}
+
+/** One page of rows read, as readings: stored with `to` in one transaction, once per `key`, if the position is still `from`. */
+export interface CollectedPage {
+  pipeline_id: string;
+  from: CollectionPosition;
+  to: CollectionPosition;
+  /** The position's epoch the page was read in: refused (409) like a moved position when it is no longer it. */
+  epoch: number;
+  key: string;
+  readings: Reading[];
+  /** Values of the page that were no readings (not numbers, or a time that does not parse). */
+  unreadable: number;
+}
+
+export interface CollectedAnswer {
+  accepted: number;
+  rejected: number;
+  /** The page was stored before (its key): nothing stored again. */
+  replayed: boolean;
+}
+
+export interface CollectionContract {
+  /** The pipelines to collect of these subtypes: latest action a start, or a stop pending. */
+  "collection.pipelines": { params: { subtypes: string[] }; reply: CollectedPipeline[] };
+  /** 409 when the position is no longer `from` (another collector, or a user, moved it): nothing stored. */
+  "collection.page": { params: CollectedPage; reply: CollectedAnswer };
+  /** A good collection: the pending start completes, or an errored pipeline runs again. */
+  "collection.running": { params: { pipeline_id: string; ts: number }; reply: null };
+  /** The source failed: the pipeline is in error, its latest action says why. */
+  "collection.failed": { params: { pipeline_id: string; cause: string }; reply: null };
+  /** A collection ran: `heart_beats.gateway`. */
+  "collection.heard": { params: { pipeline_id: string; ts: number }; reply: null };
+  /** The collector let go of a pipeline whose stop is pending: it completes. */
+  "collection.stopped": { params: { pipeline_id: string }; reply: null };
+}
+
+export const collectionClient = serviceClient<CollectionContract>("pipelines");

@@ -21,6 +21,7 @@ import { registeredMonitors } from "./registrations.repo";
 import { checkReadings, type Rejection, FUTURE_SLACK_MS, hashIngestKey, MAX_READINGS, mappingOf } from "./rules";
 import { STREAMS, type Reading, type ReadingBatch, type WaveformMessage } from "./contract";
 import { DAY_MS, daysOf, isNoPartition } from "./storage";
+import type { EntityManager } from "typeorm";
 import { insertWaveform } from "./waveforms.repo";
 
 /** How many of a batch's readings `latest_event` shows. */
@@ -130,7 +131,13 @@ export interface ReadingsRequest {
  * in order, in one transaction: each checked, keyed and answered as `ingestReadings` would, a
  * request whose key was used before storing nothing and answering its first answer.
  */
-export async function ingestRequests(env: PipelinesEnv, caller: Caller, pipeline: KeyedPipeline, requests: ReadingsRequest[]): Promise<Ingested<IngestAnswer>[]> {
+export async function ingestRequests(
+  env: PipelinesEnv,
+  caller: Caller,
+  pipeline: KeyedPipeline,
+  requests: ReadingsRequest[],
+  alsoStore?: AlsoStore,
+): Promise<Ingested<IngestAnswer>[]> {
   for (const r of requests) checkBatchSize(r.readings);
   const mapping = await mappingFor(env, caller, pipeline.pipeline_id);
   const now = Date.now();
@@ -142,7 +149,8 @@ export async function ingestRequests(env: PipelinesEnv, caller: Caller, pipeline
   });
   // With a key, even a batch with nothing to keep records its answer: a repeat answers it as it was.
   const toStore = checked.filter((c) => c.accepted.length > 0 || c.keyed);
-  const replays = toStore.length > 0 ? await storeBatch(env, pipeline, toStore) : [];
+  const after = alsoStore && ((tx: EntityManager, replayed: boolean[]) => alsoStore(tx, toStore.map((c, i) => ({ answer: c.answer, replayed: replayed[i] ?? false }))));
+  const replays = toStore.length > 0 || after ? await storeBatch(env, pipeline, toStore, after) : [];
   return checked.map((c) => {
     const replay = replays[toStore.indexOf(c)];
     if (replay) return again(replay);
@@ -152,6 +160,13 @@ export async function ingestRequests(env: PipelinesEnv, caller: Caller, pipeline
     return fresh(c.answer);
   });
 }
+
+/**
+ * What a front door stores with the readings, in their transaction, after them (a collector's
+ * position): given each request's answer and whether its key was used before. What it throws
+ * rolls the whole transaction back.
+ */
+export type AlsoStore = (tx: EntityManager, stored: { answer: IngestAnswer; replayed: boolean }[]) => Promise<void>;
 
 /** A keyed request as a store sees it: the key to claim, and the answer to record with it. */
 interface KeyedStore {
@@ -176,7 +191,12 @@ interface StoredRequest {
  * counters and the requests' keys, in one transaction; per request, what its key's first request
  * answered when it was used before (nothing of that request is stored then).
  */
-async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, requests: StoredRequest[]): Promise<(Replay | undefined)[]> {
+async function storeBatch(
+  env: PipelinesEnv,
+  pipeline: KeyedPipeline,
+  requests: StoredRequest[],
+  alsoStore?: (tx: EntityManager, replayed: boolean[]) => Promise<void>,
+): Promise<(Replay | undefined)[]> {
   const all = requests.flatMap((r) => r.accepted);
   await env.partitions.ensure(env.db, daysOf(all));
   const write = () =>
@@ -193,6 +213,7 @@ async function storeBatch(env: PipelinesEnv, pipeline: KeyedPipeline, requests: 
         await env.streams.stage(tx, STREAMS.readings, batch.batch_id, batch, batch.pipeline_id);
       }
       if (readings.length > 0) await addEvents(tx, pipeline.pipeline_id, readings.length, readings.slice(-LATEST_EVENTS));
+      if (alsoStore) await alsoStore(tx, replays.map((r) => r !== undefined));
       return { replays, stored: readings.length };
     });
   let written: Awaited<ReturnType<typeof write>>;

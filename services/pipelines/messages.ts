@@ -65,4 +65,7 @@ export const MSG = {
   // Idempotent ingestion (docs/api-tour.md, "Retries"); a key that is not 1-255 printable characters is `Invalid input: Idempotency-Key`
   idempotencyKeyReused: "Idempotency key reused with a different body",
   idempotencyInProgress: "Request with this Idempotency-Key is in progress",
+
+  // Collections (docs/collectors.md): a page whose position another collector or a user moved
+  collectionMoved: "Collection position moved",
 } as const;

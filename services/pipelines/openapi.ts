@@ -56,6 +56,12 @@ const pipelineFields = {
   created_at: epochMs("when it was created"),
 };
 
+/** A pipeline the service collects itself (docs/collectors.md) says what it collected; absent on the others. */
+const COLLECTION_COUNTS = {
+  collected: described(int, "readings collected from the pipeline's source and stored (collected pipelines only)"),
+  rejected: described(int, "readings of its source rejected (collected pipelines only)"),
+};
+
 export const PIPELINES_SCHEMAS = {
   History: obj(
     {
@@ -102,6 +108,7 @@ export const PIPELINES_SCHEMAS = {
     status: oneOf(["in_progress", "completed", "failed"], "in_progress until the gateway acks it or it times out (failed)"),
     issued_at: epochMs("when it was queued"),
     completed_at: epochMsOrNull("when it was acked or timed out; null while in progress"),
+    error: described(str, "a pipeline the service collects itself (docs/collectors.md): why its source failed, on its latest start; absent otherwise"),
   }),
   Pipeline: obj({
     ...pipelineFields,
@@ -113,6 +120,7 @@ export const PIPELINES_SCHEMAS = {
     registration: { ...arr({ type: "object" }), description: "per slave: monitor_id, slave_id, registered_by_asset and optional names" },
     function_enabled_in_registration: bool,
     gateway_firmware: { ...ref("Firmware"), description: "edge-server pipelines only" },
+    ...COLLECTION_COUNTS,
   }),
   PipelineListItem: obj({
     ...pipelineFields,
@@ -124,6 +132,7 @@ export const PIPELINES_SCHEMAS = {
     heart_beats: obj(Object.fromEntries(COMPONENTS.map((c) => [c, epochMsOrNull(`when the gateway's ${c} last reported; null when never`)]))),
     last_actions: { ...arr(ref("PipelineAction")), description: "the last 5 actions, newest first" },
     expired_license_caution: bool,
+    ...COLLECTION_COUNTS,
   }),
   Reading: obj(
     {

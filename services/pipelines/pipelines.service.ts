@@ -22,6 +22,7 @@ import { PeriodicMixin, type PeriodicJobs } from "../../mixins/periodic.mixin";
 import { StreamMixin } from "../../mixins/stream.mixin";
 import { announceToConfig } from "./announcements";
 import { sweepOverdueActions } from "./actions";
+import { collectionActions } from "./collection.actions";
 import type { PipelinesChanged } from "./contract";
 import { edgeActions } from "./edge.actions";
 import { fleetActions } from "./fleet.actions";
@@ -105,6 +106,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     ...historyActions, // a tag's history at any zoom, and CSV export (routes under /_cm)
     ...internalActions, // for config, alerting and operators
     ...sparkplugActions, // the mqtt service's Sparkplug gateways and host
+    ...collectionActions, // the collectors service's SQL (and later OPC-UA) pipelines
   },
 
   events: {

@@ -17,6 +17,7 @@ import * as pipelinesRepo from "./pipelines.repo";
 import type { PipelinesPort, SystemPort } from "./port";
 import { announce, checkRegistration, registrationsOf, type Place } from "./registrations";
 import { registeredMonitors, replaceRegistrations } from "./registrations.repo";
+import { collectionCounts } from "./collection.repo";
 import { firmwareOf, fetchView, hashIngestKey, identityView, newIngestKey } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
 import { settingsToStore, settingsToUpdate } from "./settings";
@@ -313,7 +314,11 @@ export async function getPipeline(port: PipelinesPort, params: { pipeline_id: st
   const row = await visiblePipeline(port, kind, params.pipeline_id, texts.invalidId);
   const macs = macIdsOf(params.mac_ids);
   if (macs.length && !macs.includes(row.mac_address.toLowerCase())) throw badRequest(texts.invalidId(params.pipeline_id));
-  return guarded(port, texts.fetchFault, async () => fetchView(row, config().latestGatewayFirmware));
+  return guarded(port, texts.fetchFault, async () => ({
+    ...fetchView(row, config().latestGatewayFirmware),
+    // A pipeline the service collects itself says how many readings it collected and rejected (docs/collectors.md).
+    ...(await collectionCounts(port.db, [row.pipeline_id])).get(row.pipeline_id),
+  }));
 }
 
 /** Config's plant-delete refusal: the plant's pipelines and their events (none when the database does not answer). */

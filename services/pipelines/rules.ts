@@ -202,6 +202,8 @@ export function actionView(a: ActionRow) {
     status: a.status,
     issued_at: Number(a.issued_at),
     completed_at: a.completed_at === null ? null : Number(a.completed_at),
+    // Only a collected pipeline's failed collection has one (docs/collectors.md).
+    ...(a.error ? { error: a.error } : {}),
   };
 }
 

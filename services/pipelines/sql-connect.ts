@@ -11,26 +11,13 @@
  * where SOURCE_ALLOW names them. A refusal answers `Failed to connect to DB` at once, without a
  * connection attempt, and the connection goes to the address the guard checked, not to the name.
  */
-import { createRequire } from "node:module";
-import mysql from "mysql2/promise";
-import { Client } from "pg";
 import { config } from "../../lib/config";
 import { badRequest } from "../../lib/errors";
 import { sourceGuardOf, type SourceGuard } from "../../lib/source-guard";
+import { dialectOf, openSession, splitTable, type Dialect, type SqlTarget } from "../../lib/sql-source";
 import { MSG } from "./messages";
 
-export type Dialect = "postgres" | "mysql" | "mssql";
-
-export const CONNECT_TIMEOUT_MS = 5000;
-const QUERY_TIMEOUT_MS = 10000;
-
-export interface SqlTarget {
-  dialect: Dialect;
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-}
+export { CONNECT_TIMEOUT_MS, dialectOf, type Dialect } from "../../lib/sql-source";
 
 export interface Column {
   name: string;
@@ -58,13 +45,6 @@ export interface SqlConnectInput {
 }
 
 const REQUIRED = ["server_address", "port", "username", "password"] as const;
-
-export function dialectOf(input: { dialect?: Dialect; port: number }): Dialect {
-  if (input.dialect) return input.dialect;
-  if (input.port === 3306) return "mysql";
-  if (input.port === 1433) return "mssql";
-  return "postgres";
-}
 
 /** `ignore_type` as a list: repeated query keys, or one value holding a JSON array. */
 export function ignoreTypesOf(value: unknown): string[] | undefined {
@@ -138,40 +118,25 @@ function introspector(t: SqlTarget): Introspector {
   }
 }
 
-/** `schema.table` names a table outside the default schema. */
-function splitTable(table: string, defaultSchema: string): [string, string] {
-  const dot = table.indexOf(".");
-  return dot > 0 ? [table.slice(0, dot), table.slice(dot + 1)] : [defaultSchema, table];
+/** One query in a session of its own: op 57's connections are short-lived. */
+async function runIn<R>(t: SqlTarget, database: string | undefined, sql: string, params: unknown[] = []): Promise<R[]> {
+  const session = await openSession(t, database, "ims-sql-connect");
+  try {
+    return (await session.query(sql, params)).rows as R[];
+  } finally {
+    await session.close();
+  }
 }
 
 function postgresIntrospector(t: SqlTarget): Introspector {
-  const run = async <R>(database: string, sql: string, params: unknown[] = []): Promise<R[]> => {
-    const client = new Client({
-      host: t.host,
-      port: t.port,
-      user: t.user,
-      password: t.password,
-      database,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-      application_name: "ims-sql-connect",
-    });
-    // An error after connect (server gone) must not become an unhandled 'error' event.
-    client.on("error", () => undefined);
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as R[];
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  };
   return {
     async databases() {
-      const rows = await run<{ name: string }>("postgres", `SELECT datname AS name FROM pg_database WHERE NOT datistemplate ORDER BY datname`);
+      const rows = await runIn<{ name: string }>(t, "postgres", `SELECT datname AS name FROM pg_database WHERE NOT datistemplate ORDER BY datname`);
       return rows.map((r) => r.name);
     },
     async tables(database) {
-      const rows = await run<{ schema: string; name: string }>(
+      const rows = await runIn<{ schema: string; name: string }>(
+        t,
         database,
         `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
           WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type IN ('BASE TABLE', 'VIEW')
@@ -181,7 +146,8 @@ function postgresIntrospector(t: SqlTarget): Introspector {
     },
     async columns(database, table) {
       const [schema, name] = splitTable(table, "public");
-      return run<Column>(
+      return runIn<Column>(
+        t,
         database,
         `SELECT column_name AS name, data_type AS type FROM information_schema.columns
           WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
@@ -194,21 +160,7 @@ function postgresIntrospector(t: SqlTarget): Introspector {
 const MYSQL_SYSTEM = new Set(["information_schema", "mysql", "performance_schema", "sys"]);
 
 function mysqlIntrospector(t: SqlTarget): Introspector {
-  const run = async <R>(sql: string, params: unknown[] = []): Promise<R[]> => {
-    const conn = await mysql.createConnection({
-      host: t.host,
-      port: t.port,
-      user: t.user,
-      password: t.password,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-    });
-    try {
-      const [rows] = await conn.query({ sql, values: params, timeout: QUERY_TIMEOUT_MS });
-      return rows as R[];
-    } finally {
-      await conn.end().catch(() => undefined);
-    }
-  };
+  const run = <R>(sql: string, params: unknown[] = []): Promise<R[]> => runIn<R>(t, undefined, sql, params);
   return {
     async databases() {
       const rows = await run<{ name: string }>(`SELECT schema_name AS name FROM information_schema.schemata ORDER BY schema_name`);
@@ -239,43 +191,16 @@ async function assertMysqlDatabase(run: <R>(sql: string, params?: unknown[]) => 
   if (!rows[0] || Number(rows[0].n) === 0) throw Object.assign(new Error("unknown database"), { code: "ER_BAD_DB_ERROR" });
 }
 
-/**
- * `mssql` is loaded on first use: it pulls in the Azure SDK, which costs start-up time and which
- * the test runner cannot load (ES modules), and most deployments never meet a SQL Server.
- */
-const loadMssql = (): typeof import("mssql") => createRequire(__filename)("mssql") as typeof import("mssql");
-
-/** Microsoft SQL Server through `mssql` (tedious). Not exercised by the tests: no server on the machine. */
+/** Microsoft SQL Server (lib/sql-source.ts). Not exercised by the tests: no server on the machine. */
 function mssqlIntrospector(t: SqlTarget): Introspector {
-  const run = async <R>(database: string, sql: string, params: Record<string, string> = {}): Promise<R[]> => {
-    const mssql = loadMssql();
-    const pool = new mssql.ConnectionPool({
-      server: t.host,
-      port: t.port,
-      user: t.user,
-      password: t.password,
-      database,
-      connectionTimeout: CONNECT_TIMEOUT_MS,
-      requestTimeout: QUERY_TIMEOUT_MS,
-      options: { encrypt: true, trustServerCertificate: true },
-      pool: { max: 1, min: 0 },
-    });
-    await pool.connect();
-    try {
-      const request = pool.request();
-      for (const [k, v] of Object.entries(params)) request.input(k, mssql.NVarChar, v);
-      return (await request.query(sql)).recordset as R[];
-    } finally {
-      await pool.close().catch(() => undefined);
-    }
-  };
   return {
     async databases() {
-      const rows = await run<{ name: string }>("master", `SELECT name FROM sys.databases WHERE database_id > 4 ORDER BY name`);
+      const rows = await runIn<{ name: string }>(t, "master", `SELECT name FROM sys.databases WHERE database_id > 4 ORDER BY name`);
       return rows.map((r) => r.name);
     },
     async tables(database) {
-      const rows = await run<{ schema: string; name: string }>(
+      const rows = await runIn<{ schema: string; name: string }>(
+        t,
         database,
         `SELECT TABLE_SCHEMA AS [schema], TABLE_NAME AS name FROM INFORMATION_SCHEMA.TABLES ORDER BY CASE WHEN TABLE_SCHEMA = 'dbo' THEN 0 ELSE 1 END, TABLE_SCHEMA, TABLE_NAME`,
       );
@@ -283,11 +208,12 @@ function mssqlIntrospector(t: SqlTarget): Introspector {
     },
     async columns(database, table) {
       const [schema, name] = splitTable(table, "dbo");
-      return run<Column>(
+      return runIn<Column>(
+        t,
         database,
         `SELECT COLUMN_NAME AS name, DATA_TYPE AS type FROM INFORMATION_SCHEMA.COLUMNS
-          WHERE TABLE_SCHEMA = @schema AND TABLE_NAME = @name ORDER BY ORDINAL_POSITION`,
-        { schema, name },
+          WHERE TABLE_SCHEMA = @p1 AND TABLE_NAME = @p2 ORDER BY ORDINAL_POSITION`,
+        [schema, name],
       );
     },
   };

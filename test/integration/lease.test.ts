@@ -55,3 +55,13 @@ it("loses every lease with its connection, says so, and the others take them", a
   const c = leases("dying");
   expect([...(await c.take(["x", "y"]))].sort()).toEqual(["x", "y"]);
 });
+
+it("counts the holders of a scope connected now, and no longer one that closed", async () => {
+  const a = leases("counted");
+  const b = leases("counted");
+  leases("not-counted");
+  expect(await a.holders()).toBe(1);
+  expect(await b.holders()).toBe(2);
+  await b.close();
+  expect(await a.holders()).toBe(1);
+});

@@ -66,6 +66,7 @@ function ActionLine({ action }) {
   return html`<span class="action-line"
     ><span class="action-name">${action.action === "start" ? "Start" : action.action === "stop" ? "Stop" : action.action}</span>
     <${Status} tone=${s.tone}>${s.word}</${Status}>
+    ${action.error ? html`<${Status} tone="alarm">${action.error}</${Status}>` : null}
     <span class="muted small" title=${time(action.issued_at, true)}>${age(action.issued_at)}</span></span
   >`;
 }
@@ -95,7 +96,8 @@ function Events({ pipeline }) {
   const at = latestAt(pipeline.latest_event);
   return html`<span class="events"
     ><span>${num(pipeline.total_events, "events", 0)}</span>
-    <span class="muted small">${at ? html`latest <span title=${time(at, true)}>${age(at)}</span>` : "none received"}</span></span
+    <span class="muted small">${at ? html`latest <span title=${time(at, true)}>${age(at)}</span>` : "none received"}</span>
+    ${pipeline.collected === undefined ? null : html`<span class="muted small">${num(pipeline.collected, "", 0)} collected · ${num(pipeline.rejected ?? 0, "", 0)} rejected</span>`}</span
   >`;
 }
 
@@ -193,7 +195,11 @@ function PipelineDetail({ pipeline, onClose }) {
       rowKey=${(/** @type {PipelineAction} */ a) => a.action_id}
       columns=${[
         { label: "Action", cell: (/** @type {PipelineAction} */ a) => (a.action === "start" ? "Start" : a.action === "stop" ? "Stop" : a.action) },
-        { label: "Status", cell: (/** @type {PipelineAction} */ a) => html`<${Status} tone=${ACTION_STATUS[a.status]?.tone ?? "normal"}>${ACTION_STATUS[a.status]?.word ?? a.status}</${Status}>` },
+        {
+          label: "Status",
+          cell: (/** @type {PipelineAction} */ a) =>
+            html`<${Status} tone=${ACTION_STATUS[a.status]?.tone ?? "normal"}>${ACTION_STATUS[a.status]?.word ?? a.status}</${Status}>${a.error ? html` <${Status} tone="alarm">${a.error}</${Status}>` : null}`,
+        },
         { label: "Issued", cell: (/** @type {PipelineAction} */ a) => time(a.issued_at, true) },
         { label: "Completed", cell: (/** @type {PipelineAction} */ a) => (a.completed_at ? time(a.completed_at, true) : "—") },
       ]}

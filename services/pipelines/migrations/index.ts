@@ -10,6 +10,7 @@ import { PipelinesSealSecrets1767250000000 } from "./0008-seal-secrets";
 import { keyRotation } from "./0009-key-rotation";
 import { PipelinesEdgeMacNormalised1767250000200 } from "./0010-edge-mac-normalised";
 import { sparkplugNodes } from "./0011-sparkplug-nodes";
+import { collections } from "./0012-collections";
 
 export const migrations = [
   initial,
@@ -23,4 +24,5 @@ export const migrations = [
   keyRotation,
   PipelinesEdgeMacNormalised1767250000200,
   sparkplugNodes,
+  collections,
 ];

@@ -1,4 +1,4 @@
-/** The part of mssql's API that SQL connect uses (the package ships no types). */
+/** The part of mssql's API that lib/sql-source.ts uses (the package ships no types). */
 declare module "mssql" {
   interface ConnectionConfig {
     server: string;
@@ -8,12 +8,12 @@ declare module "mssql" {
     database?: string;
     connectionTimeout?: number;
     requestTimeout?: number;
-    options?: { encrypt?: boolean; trustServerCertificate?: boolean };
+    options?: { encrypt?: boolean; trustServerCertificate?: boolean; useUTC?: boolean };
     pool?: { max?: number; min?: number };
   }
   interface Request {
-    input(name: string, type: unknown, value: unknown): Request;
-    query(sql: string): Promise<{ recordset: unknown[] }>;
+    input(name: string, value: unknown): Request;
+    query(sql: string): Promise<{ recordset: Record<string, unknown>[] }>;
   }
   class ConnectionPool {
     constructor(config: ConnectionConfig);
@@ -21,5 +21,4 @@ declare module "mssql" {
     request(): Request;
     close(): Promise<void>;
   }
-  const NVarChar: unknown;
 }

@@ -1,0 +1,20 @@
+/**
+ * A collector per kind of source (`data_source_subtype`): what starts the collection of one
+ * pipeline. OPC-UA has its place here and no collector yet (docs/collectors.md#opc-ua): its
+ * pipelines are not listed, taken or touched, and the start log says so once.
+ */
+import type { StartCollector } from "./collector";
+import { startSqlCollector } from "./sql-collector";
+
+export const COLLECTORS: Record<string, StartCollector | null> = {
+  SQL: startSqlCollector,
+  "OPC-UA": null,
+};
+
+/** The subtypes this build collects. */
+export const COLLECTED_SUBTYPES = Object.entries(COLLECTORS).flatMap(([subtype, start]) => (start ? [subtype] : []));
+export const UNAVAILABLE_SUBTYPES = Object.entries(COLLECTORS).flatMap(([subtype, start]) => (start ? [] : [subtype]));
+
+export function collectorOf(subtype: string): StartCollector | null {
+  return COLLECTORS[subtype.toUpperCase()] ?? null;
+}
