@@ -108,6 +108,8 @@ export interface AppConfig {
   mqttSites: string[] | null;
   /** Rows a SQL collector reads a page (docs/collectors.md); fewer when its tags would make a page past 5,000 readings. */
   collectorPageRows: number;
+  /** OPCUA_PKI_DIR: the OPC-UA client's certificate and the servers' it trusts (`trusted/certs`) (docs/collectors.md#opc-ua). */
+  opcuaPkiDir: string;
 }
 
 /**
@@ -294,6 +296,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     mqttPassword: str(env, "MQTT_PASSWORD"),
     mqttSites: str(env, "MQTT_SITES")?.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) ?? null,
     collectorPageRows: int(env, "COLLECTOR_PAGE_ROWS", 1000, 1, 100_000),
+    opcuaPkiDir: path.resolve(str(env, "OPCUA_PKI_DIR") ?? path.join(dataDir, "opcua-pki")),
   };
 }
 

@@ -9,7 +9,7 @@
  * node-opcua's packages are ES modules: loaded by `import()` at run time (tsx does; Jest's
  * loader does not, so its tests run this in a child process).
  */
-import type { SourceGuard } from "./source-guard";
+import type { SourceVerdict } from "./source-guard";
 
 export const OPCUA_SECURITY_MODES = ["None", "Sign", "SignAndEncrypt"] as const;
 export type OpcuaSecurityMode = (typeof OPCUA_SECURITY_MODES)[number];
@@ -23,8 +23,8 @@ export interface OpcuaSourceSettings {
   user_password?: string | null;
   security_mode?: OpcuaSecurityMode;
   security_policy?: OpcuaSecurityPolicy;
-  /** How often the server samples each item and publishes changes, in ms (the pipeline's `sampling_rate`). */
-  sampling_rate?: number | null;
+  /** How often the server samples each item and publishes changes, in ms (from the pipeline's `sampling_rate`, in Hz). */
+  interval_ms?: number | null;
 }
 
 /** One value as it changed: the index of its address in the list opened, the server's timestamp, the number. */
@@ -44,8 +44,13 @@ export interface OpcuaHandlers {
 }
 
 export interface OpcuaSourceOptions {
-  guard: SourceGuard;
-  /** Where the client keeps its application certificate and the servers it trusts. */
+  /** The source guard's check (lib/source-guard.ts): whether host:port may be reached, and at which address. */
+  check(host: string, port: number): Promise<SourceVerdict>;
+  /**
+   * Where the client keeps its application certificate and the servers' certificates: those under
+   * `trusted/certs` are trusted; an unknown one is refused (under `rejected/`, for an operator to
+   * move) when a security mode asks the server to prove itself.
+   */
   pkiDir: string;
   /** Changes are handed over at most this often (ms). */
   batchMs?: number;
@@ -57,9 +62,26 @@ export interface OpcuaSource {
   close(): Promise<void>;
 }
 
+/**
+ * Why a source could not be opened: `message` is what a person is shown (the pipeline's cause:
+ * `Failed to connect to <server_url>`, or the server's status such as `BadUserAccessDenied`);
+ * `detail` is for the log only, as it may say what the guard knows of the service's own addresses.
+ */
+export class OpcuaSourceError extends Error {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
+    super(message);
+    this.name = "OpcuaSourceError";
+  }
+}
+
 /** The publishing and sampling interval when the pipeline sets none, in ms. */
 export const DEFAULT_SAMPLING_MS = 1000;
 const DEFAULT_BATCH_MS = 200;
+/** The subscription's publishing interval at the most (ms): changes sampled less often are still sent on soon. */
+const PUBLISH_MAX_MS = 250;
 /** Reconnection back-off: from 1 s to 30 s, for ever (a source that comes back is collected again). */
 const RETRY = { initialDelay: 1000, maxDelay: 30_000, maxRetry: -1 } as const;
 
@@ -88,12 +110,13 @@ export function readingOf(value: unknown): number | null {
 
 export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: string[], handlers: OpcuaHandlers, opts: OpcuaSourceOptions): Promise<OpcuaSource> {
   const target = opcuaTarget(settings.server_url);
-  if (!target) throw new Error(`not an opc.tcp URL: ${settings.server_url}`);
-  const verdict = await opts.guard.check(target.host, target.port);
-  if (!verdict.allowed) throw new Error(`server_url not allowed: ${verdict.reason}`);
+  if (!target) throw new OpcuaSourceError("Invalid settings: server_url", `not an opc.tcp URL: ${settings.server_url}`);
+  const unreachable = `Failed to connect to ${settings.server_url}`;
+  const verdict = await opts.check(target.host, target.port);
+  if (!verdict.allowed) throw new OpcuaSourceError(unreachable, `not allowed: ${verdict.reason}`);
   const ua = await import("node-opcua-client");
   const { OPCUACertificateManager } = await import("node-opcua-certificate-manager");
-  const sampling = settings.sampling_rate && settings.sampling_rate > 0 ? settings.sampling_rate : DEFAULT_SAMPLING_MS;
+  const sampling = settings.interval_ms && settings.interval_ms > 0 ? settings.interval_ms : DEFAULT_SAMPLING_MS;
   const mode = settings.security_mode ?? "None";
   const policy = settings.security_policy ?? (mode === "None" ? "None" : "Basic256Sha256");
 
@@ -117,7 +140,7 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
   };
   const timer = setInterval(flush, opts.batchMs ?? DEFAULT_BATCH_MS);
 
-  const clientCertificateManager = new OPCUACertificateManager({ rootFolder: opts.pkiDir, automaticallyAcceptUnknownCertificate: true });
+  const clientCertificateManager = new OPCUACertificateManager({ rootFolder: opts.pkiDir, automaticallyAcceptUnknownCertificate: false });
   const client = ua.OPCUAClient.create({
     applicationName: "industrial-monitoring-collectors",
     clientCertificateManager,
@@ -142,7 +165,7 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
   try {
     await client.connect(url);
   } catch (err) {
-    return fail(new Error(`Failed to connect to ${settings.server_url}: ${errorText(err)}`));
+    return fail(new OpcuaSourceError(unreachable, errorText(err)));
   }
   let session: import("node-opcua-client", { with: { "resolution-mode": "import" } }).ClientSession;
   try {
@@ -151,10 +174,11 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     );
   } catch (err) {
     // The server's status name (BadUserAccessDenied, BadIdentityTokenRejected, ...) is the cause a person can act on.
-    return fail(new Error(statusName(err) ?? `Failed to open a session on ${settings.server_url}: ${errorText(err)}`));
+    return fail(new OpcuaSourceError(statusName(err) ?? `Failed to open a session on ${settings.server_url}`, errorText(err)));
   }
   const subscription = ua.ClientSubscription.create(session, {
-    requestedPublishingInterval: sampling,
+    // What was sampled reaches the store within a quarter of a second, whatever the sampling interval.
+    requestedPublishingInterval: Math.min(sampling, PUBLISH_MAX_MS),
     requestedLifetimeCount: 120,
     requestedMaxKeepAliveCount: 20,
     maxNotificationsPerPublish: 0,
@@ -181,7 +205,7 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     });
   } catch (err) {
     await session.close().catch(() => undefined);
-    return fail(err);
+    return fail(new OpcuaSourceError(statusName(err) ?? `Failed to monitor the tags on ${settings.server_url}`, errorText(err)));
   }
   // An address the server does not know is the pipeline's mistake, said in words; the others are collected.
   const bad = group.monitoredItems

@@ -11,3 +11,28 @@ export async function settledWithin(p: Promise<unknown>, ms: number): Promise<bo
     clearTimeout(timer);
   }
 }
+
+/** Waits that `wake()` ends at once: a background loop's pause between rounds, ended by its stop. */
+export class Pause {
+  private waking: (() => void) | null = null;
+
+  wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.end(resolve), ms);
+      this.waking = () => {
+        clearTimeout(timer);
+        this.end(resolve);
+      };
+    });
+  }
+
+  /** Ends the wait under way, if any. */
+  wake(): void {
+    this.waking?.();
+  }
+
+  private end(resolve: () => void): void {
+    this.waking = null;
+    resolve();
+  }
+}

@@ -32,6 +32,7 @@ const CollectorsService: ServiceSchema<ServiceSettingSchema, CollectorsMethods, 
         stopped: async (pipeline_id) => void (await collectionClient.call(broker, "collection.stopped", { pipeline_id })),
         checkSource: (host, port) => guard.check(host, port),
         pageRows: config().collectorPageRows,
+        opcuaPkiDir: config().opcuaPkiDir,
         log: { info: (m) => this.logger.info(m), warn: (m) => this.logger.warn(m) },
       };
     },

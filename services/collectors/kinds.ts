@@ -1,14 +1,14 @@
 /**
  * A collector per kind of source (`data_source_subtype`): what starts the collection of one
- * pipeline. OPC-UA has its place here and no collector yet (docs/collectors.md#opc-ua): its
- * pipelines are not listed, taken or touched, and the start log says so once.
+ * pipeline. A kind without one (null) is not listed, taken or touched, and the start log says so once.
  */
 import type { StartCollector } from "./collector";
+import { startOpcuaCollector } from "./opcua-collector";
 import { startSqlCollector } from "./sql-collector";
 
 export const COLLECTORS: Record<string, StartCollector | null> = {
   SQL: startSqlCollector,
-  "OPC-UA": null,
+  "OPC-UA": startOpcuaCollector,
 };
 
 /** The subtypes this build collects. */

@@ -12,6 +12,7 @@ export const MSG = {
   sourceFailed: (pipeline_id: string, where: string, code: string) => `Pipeline ${pipeline_id}: source ${where} failed (${code})`,
   notStored: (pipeline_id: string, why: string) => `Pipeline ${pipeline_id}: page not stored (${why}); read again shortly`,
   leasesNotTaken: (why: string) => `Collectors: pipelines not listed or leases not taken (${why}); tried again shortly`,
+  heldDropped: (pipeline_id: string, count: number) => `Pipeline ${pipeline_id}: ${count} OPC-UA values not taken by the pipelines service for too long are dropped`,
   kindUnavailable: (subtype: string) => `Collectors: ${subtype} pipelines are not collected by this build`,
   noDatabase: "Collectors: no DATABASE_URL to hold the pipelines' leases on; nothing is collected by this process",
 } as const;

@@ -22,6 +22,8 @@ export interface CollectorsPort {
   stopped(pipeline_id: string): Promise<void>;
   /** Whether a source the user named may be reached, and at which address (lib/source-guard.ts). */
   checkSource(host: string, port: number): Promise<SourceVerdict>;
+  /** Where the OPC-UA client keeps its certificate and the servers it trusts (OPCUA_PKI_DIR). */
+  opcuaPkiDir: string;
   /** Rows a SQL page reads (COLLECTOR_PAGE_ROWS). */
   pageRows: number;
   log: CollectorsLog;

@@ -4,6 +4,7 @@
  * pipelines service in one transaction. A source that fails puts the pipeline in error with the
  * cause and is tried again with back-off; the first good collection after makes it run again.
  */
+import { Pause } from "../../lib/wait";
 import { openSession, type SqlSession } from "../../lib/sql-source";
 import type { CollectedPipeline, CollectionPosition } from "../pipelines/contract";
 import type { RunningCollector } from "./collector";
@@ -28,20 +29,7 @@ export function startSqlCollector(port: CollectorsPort, pipeline: CollectedPipel
   const id = pipeline.pipeline_id;
   let stopping = false;
   let ended = false;
-  let wake: (() => void) | null = null;
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = null;
-        resolve();
-      }, ms);
-      wake = () => {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      };
-    });
-
+  const pause = new Pause();
   const loop = (async () => {
     let source: SqlSource;
     try {
@@ -87,7 +75,7 @@ export function startSqlCollector(port: CollectorsPort, pipeline: CollectedPipel
         }
       }
       if (stopping) break;
-      await pause(failures > 0 ? Math.min(source.everyMs, BACKOFF_MAX_MS, 1000 * 2 ** Math.min(failures - 1, 16)) : source.everyMs);
+      await pause.wait(failures > 0 ? Math.min(source.everyMs, BACKOFF_MAX_MS, 1000 * 2 ** Math.min(failures - 1, 16)) : source.everyMs);
     }
   })().catch((err: unknown) => port.log.warn(MSG.notStored(id, String(err))));
 
@@ -97,7 +85,7 @@ export function startSqlCollector(port: CollectorsPort, pipeline: CollectedPipel
     },
     async stop() {
       stopping = true;
-      wake?.();
+      pause.wake();
       await loop;
     },
   };

@@ -17,7 +17,7 @@ import { ingestRequests } from "./ingest";
 import { MSG } from "./messages";
 import { findPipeline, lockSettings } from "./pipelines.repo";
 import type { PipelinesEnv, SystemPort } from "./port";
-import { birth, heard, release } from "./sparkplug";
+import { heard, release, resumed } from "./sparkplug";
 
 const text = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 const configOf = (settings: Record<string, unknown>): Record<string, unknown> =>
@@ -45,15 +45,20 @@ export function positionOf(settings: Record<string, unknown>, stored: StoredPosi
 export const positionText = (p: CollectionPosition): string =>
   JSON.stringify([p.last, Object.keys(p.seen).sort().map((k) => [k, p.seen[k]])]);
 
-/** A SQL tag's column and the monitor's tag it is a reading of: its `tag_id`, else the monitor's tag of its `tag_name`. */
-function tagsOf(tags: Record<string, unknown>[], monitors: Map<string, { tags: { tag_id: string; tag_name: string }[] }>): CollectedTag[] {
+/**
+ * A tag's source (a SQL tag's column, an OPC-UA tag's node address) and the monitor's tag it is a
+ * reading of: its `tag_id`, else the monitor's tag of its `tag_name`.
+ */
+function tagsOf(subtype: string, tags: Record<string, unknown>[], monitors: Map<string, { tags: { tag_id: string; tag_name: string }[] }>): CollectedTag[] {
+  const opcua = subtype.toUpperCase() === "OPC-UA";
   return tags.flatMap((t) => {
-    const column_name = text(t.column_name);
+    const source = opcua ? text(t.address)?.trim() : text(t.column_name);
     const monitor_id = (text(t.monitor_id) ?? text(t.moniter_id))?.toLowerCase();
     const monitor = monitor_id ? monitors.get(monitor_id) : undefined;
-    if (!column_name || !monitor_id || !monitor) return [];
+    if (!source || !monitor_id || !monitor) return [];
     const tag = monitor.tags.find((x) => x.tag_id === text(t.tag_id)) ?? monitor.tags.find((x) => x.tag_name === text(t.tag_name));
-    return tag ? [{ column_name, monitor_id, tag_id: tag.tag_id }] : [];
+    if (!tag) return [];
+    return [{ column_name: opcua ? "" : source, address: opcua ? source : "", monitor_id, tag_id: tag.tag_id }];
   });
 }
 
@@ -68,7 +73,7 @@ export async function collectedPipelines(env: PipelinesEnv, caller: Caller, p: {
   }
   return rows.map((row) => {
     const settings = openSettings(env.secretsKey, row.settings);
-    const tags = tagsOf(row.tags, monitors);
+    const tags = tagsOf(row.data_source_subtype, row.tags, monitors);
     const time_zone = zones.get(row.site_id) ?? "UTC";
     const at = positionOf(row.settings, row.position && { position: row.position, epoch: row.epoch ?? 0 });
     // Not `last_collected`, which every page moves: a user who sets it starts a new epoch instead.
@@ -114,7 +119,7 @@ export async function storePage(env: PipelinesEnv, caller: Caller, page: Collect
 /** A good collection: the pending start completes, an errored pipeline runs again; the cause of its failure is gone. */
 export async function running(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
   await collectionRepo.clearCause(env.db, p.pipeline_id);
-  return birth(env, p);
+  return resumed(env, p);
 }
 
 /** The source failed: the pipeline is in error, and its latest action (a start) says why. */

@@ -230,19 +230,24 @@ export const SPARKPLUG_PRESENCE = "sparkplug-node";
 // ---------------------------------------------------------------- collections (the collectors service's calls)
 
 /**
- * Where a SQL pipeline's collection is (docs/collectors.md#pages-and-positions): `last`, the time value of
- * the last rows stored, as the source's server writes it (null: before its oldest row), and how
- * many rows of each fingerprint at exactly that time were stored, so that rows sharing a time at
- * a page's edge are neither skipped nor stored twice.
+ * Where a pipeline's collection is (docs/collectors.md#pages-and-positions). SQL: `last`, the time
+ * value of the last rows stored, as the source's server writes it (null: before its oldest row),
+ * and how many rows of each fingerprint at exactly that time were stored, so that rows sharing a
+ * time at a page's edge are neither skipped nor stored twice. OPC-UA: `last` null, and `seen` the
+ * timestamp (epoch ms) of each node's last value stored, so that a value the server sends again
+ * (after a reconnection, or to a collector started again) is not stored twice.
  */
 export interface CollectionPosition {
   last: string | null;
   seen: Record<string, number>;
 }
 
-/** A SQL tag as a collector reads it: its column is a reading of this monitor's tag. */
+/** A tag as a collector reads it: its SQL column, or its OPC-UA node, is a reading of this monitor's tag. */
 export interface CollectedTag {
+  /** SQL: the column read ("" for other kinds). */
   column_name: string;
+  /** OPC-UA: the node id monitored, such as `ns=2;s=Pump1.Pressure` ("" for other kinds). */
+  address: string;
   monitor_id: string;
   tag_id: string;
 }

@@ -193,7 +193,7 @@ export const EDGE_FIELDS: Record<string, FieldDoc> = {
   data_source_subtype: { description: "how the gateway reads its source; decides the settings and tag fields", example: "Modbus RTU" },
   settings: {
     description:
-      "mac_address (unique among gateways) and the subtype's fields: OPC-UA server_url, user_name, user_password; File separator, rows_skipped, " +
+      "mac_address (unique among gateways) and the subtype's fields: OPC-UA server_url, user_name, user_password, optionally security_mode (None, Sign, SignAndEncrypt) and security_policy; File separator, rows_skipped, " +
       "time_format, input_file, file_name, file_path, time_field, ignore_fields; Modbus RTU port, stopbit, bytesize, parity, baudrate, sampling_rate " +
       "(Hz), collect_fft, fft_intervel, fft_intervel_type; SQL server_address, port, username, password, config",
     example: modbusSettings,
@@ -217,7 +217,7 @@ export const THIRD_PARTY_FIELDS: Record<string, FieldDoc> = {
   data_source_subtype: { description: "the integration; OPC-UA and File have settings rules of their own", example: "OPC-UA" },
   settings: {
     description:
-      "mac_address, sampling_rate (Hz) and the subtype's fields: OPC-UA server_url, user_name, user_password; File file_name, file_path, time_field",
+      "mac_address, sampling_rate (Hz) and the subtype's fields: OPC-UA server_url, user_name, user_password, optionally security_mode (None, Sign, SignAndEncrypt) and security_policy; File file_name, file_path, time_field",
     example: opcUaSettings,
   },
   tags: { description: "tag_name, tag_desc, tag_unit; address, monitor_id and tag_id optional", example: [opcUaTag] },

@@ -8,6 +8,7 @@ import type { ValidationSchema } from "fastest-validator";
 import { compileParams, MAX_TEXT, type Checker, type Finding, type InputMessages } from "../../lib/validation";
 import { MSG } from "./messages";
 import { PAGE_PARAMS } from "../../lib/paging";
+import { OPCUA_SECURITY_MODES, OPCUA_SECURITY_POLICIES } from "../../lib/opcua-source";
 
 export const DATA_TYPES = ["Condition", "Process", "Energy", "Production", "Others"] as const;
 // The spec spells the edge source both ways.
@@ -155,8 +156,14 @@ export const countParams = {
 const tagBase = { tag_name: text, tag_desc: text, tag_unit: text };
 const strictItems = (props: ValidationSchema) => ({ type: "array", max: 1000, items: { type: "object", strict: true, props } });
 
+/** An OPC-UA source's security (docs/collectors.md#opc-ua): optional, None when left out. */
+const opcuaSecurity = {
+  security_mode: { type: "enum", values: [...OPCUA_SECURITY_MODES], optional: true },
+  security_policy: { type: "enum", values: [...OPCUA_SECURITY_POLICIES], optional: true },
+};
+
 const EDGE_SETTINGS: Record<EdgeSubtype, ValidationSchema> = {
-  "OPC-UA": { mac_address: text, server_url: text, user_name: text, user_password: text, sampling_rate: optInt },
+  "OPC-UA": { mac_address: text, server_url: text, user_name: text, user_password: text, sampling_rate: optInt, ...opcuaSecurity },
   File: {
     mac_address: text,
     separator: text,
@@ -229,7 +236,7 @@ const EDGE_TAGS: Record<EdgeSubtype, ValidationSchema> = {
 };
 
 const THIRD_PARTY_SETTINGS: Record<string, ValidationSchema> = {
-  "OPC-UA": { server_url: text, user_name: text, user_password: text },
+  "OPC-UA": { server_url: text, user_name: text, user_password: text, ...opcuaSecurity },
   File: { file_name: text, file_path: text, time_field: optText },
 };
 

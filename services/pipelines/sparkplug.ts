@@ -192,8 +192,17 @@ async function completePending(tx: EntityManager, pipeline_id: string, action: "
  * or a started pipeline its death left in error runs again.
  */
 export async function birth(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
-  await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
   await sparkplugRepo.markNode(env.db, p.pipeline_id, p.ts);
+  return resumed(env, p);
+}
+
+/**
+ * The gateway or source is good: the pending start completes, or a pipeline in error runs again
+ * (a node's birth; a collection that went well, services/pipelines/collection.ts, which is no
+ * Sparkplug node, so its stops wait for the collector to let go).
+ */
+export async function resumed(env: SystemPort, p: { pipeline_id: string; ts: number }): Promise<null> {
+  await recordHeartbeat(env.db, p.pipeline_id, "gateway", p.ts);
   const moved = await env.db.transaction(async (tx) => (await completePending(tx, p.pipeline_id, "start")) ?? sparkplugRepo.resumeStarted(tx, p.pipeline_id));
   if (moved) await forgetResolved(env);
   return null;

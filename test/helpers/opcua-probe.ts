@@ -1,11 +1,11 @@
 /**
  * Opens lib/opcua-source.ts's source in a process of its own (node-opcua is ES modules, which
  * Jest's loader does not load) and writes what it is told as JSON lines on stdout:
- * `{"state": …}`, `{"changes": […]}`, `{"opened": true}` or `{"failed": "<message>"}`. Its one
+ * `{"state": …}`, `{"changes": […]}`, `{"opened": true}` or `{"failed": "<message>", "detail": …}`. Its one
  * argument is JSON: `{ settings, addresses, allow, pkiDir }` (`allow`: SOURCE_ALLOW's text).
  * Closes the source on SIGTERM, writes `{"closed": true}` and exits.
  */
-import { openOpcuaSource, type OpcuaSourceSettings } from "../../lib/opcua-source";
+import { openOpcuaSource, OpcuaSourceError, type OpcuaSourceSettings } from "../../lib/opcua-source";
 import { parseSourceAllow, SourceGuard } from "../../lib/source-guard";
 
 interface ProbeInput {
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
       input.settings,
       input.addresses,
       { onChanges: async (changes) => void say({ changes }), onState: (state) => void say({ state }) },
-      { guard, pkiDir: input.pkiDir, batchMs: 100, log: (msg) => process.stderr.write(`${msg}\n`) },
+      { check: (host, port) => guard.check(host, port), pkiDir: input.pkiDir, batchMs: 100, log: (msg) => process.stderr.write(`${msg}\n`) },
     );
     say({ opened: true });
     process.on("SIGTERM", () => {
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       });
     });
   } catch (err) {
-    say({ failed: err instanceof Error ? err.message : String(err) });
+    say({ failed: err instanceof Error ? err.message : String(err), detail: err instanceof OpcuaSourceError ? err.detail : null });
     process.exit(0);
   }
 }

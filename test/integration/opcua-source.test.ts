@@ -8,11 +8,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, pollUntil, REPO_ROOT } from "../helpers/cluster";
+import { freePort, pollUntil } from "../helpers/cluster";
+import { OpcuaTestServer, tsxArgs } from "../helpers/opcua";
 import type { OpcuaChange, OpcuaState } from "../../lib/opcua-source";
 
-/** `node --import tsx` rather than the tsx binary, whose child would outlive a SIGKILL of it. */
-const tsx = (script: string, ...args: string[]) => [process.execPath, ["--import", "tsx", path.join(REPO_ROOT, script), ...args]] as const;
 const pki = mkdtempSync(path.join(os.tmpdir(), "ims-opcua-"));
 const running: ChildProcess[] = [];
 
@@ -21,6 +20,7 @@ interface Said {
   changes?: OpcuaChange[];
   opened?: true;
   failed?: string;
+  detail?: string | null;
   closed?: true;
 }
 
@@ -37,19 +37,6 @@ function lines(child: ChildProcess): Said[] {
   return out;
 }
 
-async function startServer(port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(...tsx("test/helpers/opcua-server.ts", String(port), path.join(pki, "server")), {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  running.push(child);
-  let out = "";
-  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  await pollUntil(async () => out.includes(`ready ${port}`), 60_000, `OPC-UA test server on ${port}: ${out}`);
-  return child;
-}
-
 async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once("exit", r));
@@ -58,7 +45,7 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Pr
 }
 
 function probe(input: { settings: object; addresses: string[]; allow?: string }): { child: ChildProcess; said: Said[] } {
-  const child = spawn(...tsx("test/helpers/opcua-probe.ts", JSON.stringify({ allow: "127.0.0.0/8", pkiDir: path.join(pki, "client"), ...input })), {
+  const child = spawn(...tsxArgs("test/helpers/opcua-probe.ts", JSON.stringify({ allow: "127.0.0.0/8", pkiDir: path.join(pki, "client"), ...input })), {
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.push(child);
@@ -69,19 +56,20 @@ const changesOf = (said: Said[]) => said.flatMap((s) => s.changes ?? []);
 const statesOf = (said: Said[]) => said.flatMap((s) => (s.state ? [s.state] : []));
 
 let port: number;
-let server: ChildProcess;
+let server: OpcuaTestServer;
 
 beforeAll(async () => {
   port = await freePort();
-  server = await startServer(port);
+  server = await OpcuaTestServer.start(port, path.join(pki, "server"));
 }, 90_000);
 
 afterAll(async () => {
   await Promise.all(running.map((c) => stop(c, "SIGKILL")));
+  await server?.stop("SIGKILL");
   rmSync(pki, { recursive: true, force: true });
 });
 
-const userSettings = () => ({ server_url: `opc.tcp://127.0.0.1:${port}`, user_name: "opc", user_password: "opc-secret", sampling_rate: 100 });
+const userSettings = () => ({ server_url: `opc.tcp://127.0.0.1:${port}`, user_name: "opc", user_password: "opc-secret", interval_ms: 100 });
 
 describe("an OPC-UA source", () => {
   it("hands over each variable's values as they change, with the server's timestamps, and says which address the server does not know", async () => {
@@ -106,23 +94,23 @@ describe("an OPC-UA source", () => {
   it("fails with the server's cause for a wrong password, and opens no session", async () => {
     const { child, said } = probe({ settings: { ...userSettings(), user_password: "wrong" }, addresses: ["ns=1;s=Var0"] });
     await pollUntil(async () => said.some((s) => s.failed !== undefined), 60_000, "the failure");
-    expect(said.filter((s) => s.failed !== undefined || s.opened)).toEqual([{ failed: "BadUserAccessDenied" }]);
+    expect(said.filter((s) => s.failed !== undefined || s.opened)).toEqual([{ failed: "BadUserAccessDenied", detail: expect.stringContaining("BadUserAccessDenied") }]);
     await stop(child);
   }, 90_000);
 
-  it("is refused by the address guard where SOURCE_ALLOW does not name the address", async () => {
+  it("is refused by the address guard where SOURCE_ALLOW does not name the address, the reason kept for the log", async () => {
     const { said } = probe({ settings: userSettings(), addresses: ["ns=1;s=Var0"], allow: "" });
     await pollUntil(async () => said.length > 0, 60_000, "an answer");
-    expect(said).toEqual([{ failed: "server_url not allowed: 127.0.0.1 is loopback and SOURCE_ALLOW does not name it" }]);
+    expect(said).toEqual([{ failed: `Failed to connect to opc.tcp://127.0.0.1:${port}`, detail: "not allowed: 127.0.0.1 is loopback and SOURCE_ALLOW does not name it" }]);
   }, 90_000);
 
   it("says the server is gone while it is, and goes on with the restarted server's values", async () => {
     const { child, said } = probe({ settings: userSettings(), addresses: ["ns=1;s=Var1"] });
     await pollUntil(async () => changesOf(said).length >= 5, 60_000, "5 changes");
-    await stop(server, "SIGKILL");
+    await server.stop("SIGKILL");
     await pollUntil(async () => statesOf(said).some((s) => !s.ok), 60_000, "the lost connection said");
     const before = changesOf(said).length;
-    server = await startServer(port);
+    server = await OpcuaTestServer.start(port, path.join(pki, "server"));
     // The restarted server counts from 0 again: values below the last one before are the new server's.
     await pollUntil(async () => statesOf(said).at(-1)?.ok === true && changesOf(said).length >= before + 5, 90_000, "values again");
     await stop(child);

@@ -77,7 +77,7 @@ describe("the page query", () => {
 
   it("reads no ignored column and not the time field as a reading", () => {
     const s = sqlSourceOf(settings({ ignore_columns: ["flow"] }));
-    const tag = (column_name: string, tag_id: string) => ({ column_name, monitor_id: "m", tag_id });
+    const tag = (column_name: string, tag_id: string) => ({ column_name, address: "", monitor_id: "m", tag_id });
     expect([...columnsOf(s, [tag("temp", "t"), tag("flow", "f"), tag("ts", "x"), tag("temp", "t2")])]).toEqual([["temp", [tag("temp", "t"), tag("temp", "t2")]]]);
   });
 });
@@ -108,7 +108,7 @@ describe("positions across pages", () => {
   });
 
   it("turns columns into readings: NULL none, text that is no number unreadable, Booleans 1 and 0", () => {
-    const tags = [[{ column_name: "a", monitor_id: "m", tag_id: "a" }], [{ column_name: "b", monitor_id: "m", tag_id: "b" }]];
+    const tags = [[{ column_name: "a", address: "", monitor_id: "m", tag_id: "a" }], [{ column_name: "b", address: "", monitor_id: "m", tag_id: "b" }]];
     const out = readingsOf([row("1700000000", 1.5, null), row("1700000001", "2.5", "high"), row("1700000002", true, false)], tags, { timeZone: "UTC", utc: false });
     expect(out.readings).toEqual([
       { monitor_id: "m", tag_id: "a", ts: 1700000000000, value: 1.5 },
