@@ -54,6 +54,12 @@ export interface OpcuaSourceOptions {
   pkiDir: string;
   /** Changes are handed over at most this often (ms). */
   batchMs?: number;
+  /**
+   * Each address's last value stored (epoch ms): the values the server's history kept since then
+   * (up to HISTORY_GAP_MAX_MS back) are read and handed over before the live ones, so a collector
+   * started again leaves no gap where the server keeps history.
+   */
+  since?: Record<string, number>;
   log: (msg: string) => void;
 }
 
@@ -80,6 +86,10 @@ export class OpcuaSourceError extends Error {
 /** The publishing and sampling interval when the pipeline sets none, in ms. */
 export const DEFAULT_SAMPLING_MS = 1000;
 const DEFAULT_BATCH_MS = 200;
+/** How far back a gap is read from the server's history at the most (ms). */
+export const HISTORY_GAP_MAX_MS = 24 * 3600_000;
+/** Values a history read asks per node at a time (the server goes on with a continuation point). */
+const HISTORY_PAGE = 1000;
 /** The subscription's publishing interval at the most (ms): changes sampled less often are still sent on soon. */
 const PUBLISH_MAX_MS = 250;
 /** Reconnection back-off: from 1 s to 30 s, for ever (a source that comes back is collected again). */
@@ -138,7 +148,8 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     queue = [];
     handing = handing.then(() => handlers.onChanges(batch)).catch((err: unknown) => opts.log(`OPC-UA changes not taken: ${errorText(err)}`));
   };
-  const timer = setInterval(flush, opts.batchMs ?? DEFAULT_BATCH_MS);
+  // Started once the gap is read (below): what the server kept from before comes first.
+  const batching: { timer?: NodeJS.Timeout } = {};
 
   const clientCertificateManager = new OPCUACertificateManager({ rootFolder: opts.pkiDir, automaticallyAcceptUnknownCertificate: false });
   const client = ua.OPCUAClient.create({
@@ -158,7 +169,7 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
   const url = target.at(verdict.address);
   const fail = async (err: unknown) => {
     closed = true;
-    clearInterval(timer);
+    clearInterval(batching.timer);
     await client.disconnect().catch(() => undefined);
     throw err;
   };
@@ -214,10 +225,21 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     .map(({ i, status }) => `${addresses[i]}: ${status.name}`);
   state(bad.length ? { ok: false, cause: `unknown addresses: ${bad.join(", ")}` } : { ok: true });
 
+  // The gap since the last values stored, from the server's history, before the live changes queued meanwhile.
+  if (opts.since) {
+    try {
+      const gap = await readGap(ua, session, addresses, opts.since, Date.now());
+      for (let i = 0; i < gap.length && !closed; i += 5000) await handlers.onChanges(gap.slice(i, i + 5000));
+    } catch (err) {
+      opts.log(`OPC-UA history not read: ${errorText(err)}`);
+    }
+  }
+  batching.timer = setInterval(flush, opts.batchMs ?? DEFAULT_BATCH_MS);
+
   return {
     async close() {
       if (closed) return;
-      clearInterval(timer);
+      clearInterval(batching.timer);
       // What has changed so far is handed over before the session ends.
       flush();
       closed = true;
@@ -227,6 +249,43 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
       await client.disconnect().catch(() => undefined);
     },
   };
+}
+
+type OpcuaClientModule = typeof import("node-opcua-client", { with: { "resolution-mode": "import" } });
+type OpcuaSession = import("node-opcua-client", { with: { "resolution-mode": "import" } }).ClientSession;
+
+/**
+ * What the server's history holds of each address after `since[address]` and up to `now`, oldest
+ * first: empty for a server or node without history (its status says so; nothing to read).
+ */
+async function readGap(ua: OpcuaClientModule, session: OpcuaSession, addresses: string[], since: Record<string, number>, now: number): Promise<OpcuaChange[]> {
+  const wanted = addresses.flatMap((nodeId, index) => (since[nodeId] !== undefined && since[nodeId]! < now ? [{ nodeId, index, after: since[nodeId]! }] : []));
+  if (wanted.length === 0) return [];
+  const start = new Date(Math.max(Math.min(...wanted.map((w) => w.after)), now - HISTORY_GAP_MAX_MS));
+  const out: OpcuaChange[] = [];
+  let asking = wanted.map((w) => ({ ...w, continuationPoint: undefined as Buffer | undefined }));
+  while (asking.length > 0) {
+    const results = await session.readHistoryValue(
+      asking.map((w) => ({ nodeId: w.nodeId, continuationPoint: w.continuationPoint })),
+      start,
+      new Date(now),
+      { numValuesPerNode: HISTORY_PAGE, returnBounds: false, timestampsToReturn: ua.TimestampsToReturn.Both },
+    );
+    const next: typeof asking = [];
+    results.forEach((r, i) => {
+      const w = asking[i]!;
+      if (!r.statusCode.isGood()) return;
+      const values = (r.historyData as { dataValues?: { statusCode: { isGood(): boolean }; value: { value: unknown }; sourceTimestamp: Date | null; serverTimestamp: Date | null }[] } | null)?.dataValues ?? [];
+      for (const dv of values) {
+        const at = (dv.sourceTimestamp ?? dv.serverTimestamp)?.getTime();
+        const value = readingOf(dv.value.value);
+        if (dv.statusCode.isGood() && at !== undefined && at > w.after && value !== null) out.push({ index: w.index, ts: at, value });
+      }
+      if (r.continuationPoint && r.continuationPoint.length > 0) next.push({ ...w, continuationPoint: r.continuationPoint });
+    });
+    asking = next;
+  }
+  return out;
 }
 
 function errorText(err: unknown): string {

@@ -149,7 +149,8 @@ export function startOpcuaCollector(port: CollectorsPort, pipeline: CollectedPip
             onChanges: store,
             onState: (s) => void (s.ok ? run() : fail(s.cause)),
           },
-          { check: (host, p) => port.checkSource(host, p), pkiDir: port.opcuaPkiDir, log: (m) => port.log.warn(`Pipeline ${id}: ${m}`) },
+          // The gap since the last values stored is read from the server's history first, where it keeps one.
+          { check: (host, p) => port.checkSource(host, p), pkiDir: port.opcuaPkiDir, since: position.seen, log: (m) => port.log.warn(`Pipeline ${id}: ${m}`) },
         );
       } catch (err) {
         failures++;

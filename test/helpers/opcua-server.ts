@@ -4,8 +4,9 @@
  * <port> <pkiDir>`. Namespace 1 holds Double variables `ns=1;s=Var0` .. `Var<N-1>` (N from
  * OPCUA_TEST_VARIABLES, 4 by default) that change every OPCUA_TEST_PERIOD_MS (100 by default):
  * Var<i> = i * 1000 + the number of changes so far. It accepts anonymous sessions only when
- * OPCUA_TEST_ANONYMOUS=1, else the user `opc` with password `opc-secret`. Prints `ready <port>`
- * once it listens; stops on SIGTERM.
+ * OPCUA_TEST_ANONYMOUS=1, else the user `opc` with password `opc-secret`. Each variable keeps
+ * its last OPCUA_TEST_HISTORY values (2,000 by default; 0: no history) for history reads. Prints
+ * `ready <port>` once it listens; stops on SIGTERM.
  */
 import { mkdirSync } from "node:fs";
 
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   const variables = Array.from({ length: count }, (_, i) =>
     ns.addVariable({ componentOf: folder, nodeId: `s=Var${i}`, browseName: `Var${i}`, dataType: "Double", value: { dataType: DataType.Double, value: i * 1000 } }),
   );
+  const history = Number(process.env.OPCUA_TEST_HISTORY ?? 2000);
+  if (history > 0) for (const v of variables) server.engine.addressSpace!.installHistoricalDataNode(v, { maxOnlineValues: history });
   const timer = setInterval(() => {
     changes += 1;
     variables.forEach((v, i) => v.setValueFromSource({ dataType: DataType.Double, value: i * 1000 + changes }));
