@@ -90,6 +90,8 @@ const DEFAULT_BATCH_MS = 200;
 export const HISTORY_GAP_MAX_MS = 24 * 3600_000;
 /** Values a history read asks per node at a time (the server goes on with a continuation point). */
 const HISTORY_PAGE = 1000;
+/** A gap's values at the most, whatever the server answers: a server that never ends its continuation points ends here. */
+const HISTORY_MAX_VALUES = 1_000_000;
 /** The subscription's publishing interval at the most (ms): changes sampled less often are still sent on soon. */
 const PUBLISH_MAX_MS = 250;
 /** Reconnection back-off: from 1 s to 30 s, for ever (a source that comes back is collected again). */
@@ -272,6 +274,7 @@ async function readGap(ua: OpcuaClientModule, session: OpcuaSession, addresses: 
       { numValuesPerNode: HISTORY_PAGE, returnBounds: false, timestampsToReturn: ua.TimestampsToReturn.Both },
     );
     const next: typeof asking = [];
+    const before = out.length;
     results.forEach((r, i) => {
       const w = asking[i]!;
       if (!r.statusCode.isGood()) return;
@@ -283,7 +286,8 @@ async function readGap(ua: OpcuaClientModule, session: OpcuaSession, addresses: 
       }
       if (r.continuationPoint && r.continuationPoint.length > 0) next.push({ ...w, continuationPoint: r.continuationPoint });
     });
-    asking = next;
+    // A round that brought nothing new, or too much in all: the rest is not asked for.
+    asking = out.length > before && out.length < HISTORY_MAX_VALUES ? next : [];
   }
   return out;
 }
