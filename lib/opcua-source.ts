@@ -208,8 +208,7 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     if (!dataValue.statusCode.isGood()) return;
     const value = readingOf(dataValue.value.value);
     if (value === null) return;
-    const at = dataValue.sourceTimestamp ?? dataValue.serverTimestamp ?? new Date();
-    queue.push({ index, ts: at.getTime(), value });
+    queue.push({ index, ts: timestampOf(dataValue) ?? Date.now(), value });
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -280,7 +279,7 @@ async function readGap(ua: OpcuaClientModule, session: OpcuaSession, addresses: 
       if (!r.statusCode.isGood()) return;
       const values = (r.historyData as { dataValues?: { statusCode: { isGood(): boolean }; value: { value: unknown }; sourceTimestamp: Date | null; serverTimestamp: Date | null }[] } | null)?.dataValues ?? [];
       for (const dv of values) {
-        const at = (dv.sourceTimestamp ?? dv.serverTimestamp)?.getTime();
+        const at = timestampOf(dv) ?? undefined;
         const value = readingOf(dv.value.value);
         if (dv.statusCode.isGood() && at !== undefined && at > w.after && value !== null) out.push({ index: w.index, ts: at, value });
       }
@@ -290,6 +289,18 @@ async function readGap(ua: OpcuaClientModule, session: OpcuaSession, addresses: 
     asking = out.length > before && out.length < HISTORY_MAX_VALUES ? next : [];
   }
   return out;
+}
+
+/**
+ * A value's time: its source timestamp, else the server's; null when neither is one. OPC-UA's
+ * "no time" is its minimum date (1601), which some servers send: a time before 1970 is none.
+ */
+export function timestampOf(dv: { sourceTimestamp: Date | null; serverTimestamp: Date | null }): number | null {
+  for (const at of [dv.sourceTimestamp, dv.serverTimestamp]) {
+    const ms = at?.getTime();
+    if (ms !== undefined && Number.isFinite(ms) && ms > 0) return Math.round(ms);
+  }
+  return null;
 }
 
 function errorText(err: unknown): string {

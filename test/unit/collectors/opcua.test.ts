@@ -1,6 +1,6 @@
 /** The OPC-UA collector's rules (services/collectors/opcua-collector.ts): its settings, and what a batch of changes stores. */
 import { opcuaSettingsOf, readingsOfChanges } from "../../../services/collectors/opcua-collector";
-import { opcuaTarget, readingOf } from "../../../lib/opcua-source";
+import { opcuaTarget, readingOf, timestampOf } from "../../../lib/opcua-source";
 
 const tag = (address: string, tag_id: string) => ({ column_name: "", address, monitor_id: "m", tag_id });
 
@@ -26,6 +26,14 @@ describe("an OPC-UA pipeline's settings", () => {
     expect(opcuaTarget("opc.tcp://[fe80::1]")!.at("fe80::1")).toBe("opc.tcp://[fe80::1]:4840");
     expect(opcuaTarget("http://plc:4840")).toBeNull();
     expect(opcuaTarget("opc.tcp://plc:70000")).toBeNull();
+  });
+
+  it("times a value by its source, else by its server, and takes OPC-UA's minimum date for no time", () => {
+    const at = (ms: number) => new Date(ms);
+    const none = new Date(Date.UTC(1601, 0, 1));
+    expect(timestampOf({ sourceTimestamp: at(1700000000123), serverTimestamp: at(1700000000999) })).toBe(1700000000123);
+    expect(timestampOf({ sourceTimestamp: none, serverTimestamp: at(1700000000999) })).toBe(1700000000999);
+    expect(timestampOf({ sourceTimestamp: null, serverTimestamp: none })).toBeNull();
   });
 
   it("takes numbers and Booleans as readings, nothing else", () => {
