@@ -23,6 +23,20 @@ const text = (v: unknown): string | undefined => (typeof v === "string" && v !==
 const configOf = (settings: Record<string, unknown>): Record<string, unknown> =>
   typeof settings.config === "object" && settings.config !== null ? (settings.config as Record<string, unknown>) : {};
 
+/** The subtypes the service collects itself, Cloud or Third-Party-Apps (services/collectors/kinds.ts runs a collector for each). */
+export const COLLECTED_SUBTYPES = ["SQL", "OPC-UA"];
+
+/** A pipeline the service collects itself (docs/collectors.md). */
+export const isCollected = (row: { data_source: string; data_source_subtype: string }): boolean =>
+  ["cloud", "third-party-apps"].includes(row.data_source.toLowerCase()) && COLLECTED_SUBTYPES.includes(row.data_source_subtype.toUpperCase());
+
+/** What each collected pipeline among `rows` collected and rejected, by id: none yet before its first collection. */
+export async function collectionCountsOf(db: PipelinesEnv["db"], rows: { pipeline_id: string; data_source: string; data_source_subtype: string }[]) {
+  const collected = rows.filter(isCollected);
+  const counts = await collectionRepo.collectionCounts(db, collected.map((r) => r.pipeline_id));
+  return new Map(collected.map((r) => [r.pipeline_id, counts.get(r.pipeline_id) ?? { collected: 0, rejected: 0 }]));
+}
+
 /** `last_collected` as a user set it: a time value of the source, or null (`none`: from the oldest row). */
 export function lastCollectedOf(settings: Record<string, unknown>): string | null {
   const v = configOf(settings).last_collected;

@@ -7,7 +7,7 @@ import { config } from "../../lib/config";
 import { badRequest } from "../../lib/errors";
 import { isId } from "../../lib/ids";
 import { lastActions } from "./actions.repo";
-import { collectionCounts } from "./collection.repo";
+import { collectionCountsOf } from "./collection";
 import { MSG } from "./messages";
 import { scopeIds } from "./pipelines";
 import * as pipelinesRepo from "./pipelines.repo";
@@ -39,7 +39,7 @@ export async function listPipelines(port: PipelinesPort, params: ListInput) {
   const names = await namesOf(port, page);
   const actions = await lastActions(port.db, page.map((r) => r.pipeline_id));
   // A pipeline the service collects itself says how many readings it collected and rejected (docs/collectors.md).
-  const counts = await collectionCounts(port.db, page.map((r) => r.pipeline_id));
+  const counts = await collectionCountsOf(port.db, page);
   const latest = config().latestGatewayFirmware;
   return page.map((r) => ({ ...listItemView(r, names(r), actions.get(r.pipeline_id) ?? [], latest), ...counts.get(r.pipeline_id) }));
 }

@@ -17,7 +17,7 @@ import * as pipelinesRepo from "./pipelines.repo";
 import type { PipelinesPort, SystemPort } from "./port";
 import { announce, checkRegistration, registrationsOf, type Place } from "./registrations";
 import { registeredMonitors, replaceRegistrations } from "./registrations.repo";
-import { collectionCounts } from "./collection.repo";
+import { collectionCountsOf } from "./collection";
 import { firmwareOf, fetchView, hashIngestKey, identityView, newIngestKey } from "./rules";
 import { checkEdgeBody, checkThirdPartyBody } from "./schemas";
 import { settingsToStore, settingsToUpdate } from "./settings";
@@ -317,7 +317,7 @@ export async function getPipeline(port: PipelinesPort, params: { pipeline_id: st
   return guarded(port, texts.fetchFault, async () => ({
     ...fetchView(row, config().latestGatewayFirmware),
     // A pipeline the service collects itself says how many readings it collected and rejected (docs/collectors.md).
-    ...(await collectionCounts(port.db, [row.pipeline_id])).get(row.pipeline_id),
+    ...(await collectionCountsOf(port.db, [row])).get(row.pipeline_id),
   }));
 }
 

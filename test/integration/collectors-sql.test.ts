@@ -149,6 +149,8 @@ describe("the SQL collector", () => {
     await pollUntil(async () => (await listed(cluster, h, id)).status === "error", 30_000, "the pipeline in error", [collector]);
     const p = await listed(cluster, h, id);
     expect(p.last_actions[0]).toMatchObject({ action: "start", error: "Failed to connect to DB" });
+    // Nothing collected yet, and said so: a collected pipeline always has its counts.
+    expect(p).toMatchObject({ collected: 0, rejected: 0 });
     expect(await stored(db, id, "pressure")).toEqual([]);
   }, 60_000);
 
