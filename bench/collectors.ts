@@ -32,6 +32,7 @@ import path from "node:path";
 import { freePort, pollUntil, startCluster, type Cluster } from "../test/helpers/cluster";
 import { OpcuaTestServer } from "../test/helpers/opcua";
 import type { HttpClient } from "../test/helpers/node";
+import { ok } from "./http";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const PAGE_ROWS = Number(process.env.COLLECTOR_PAGE_ROWS ?? 1000);
@@ -42,16 +43,6 @@ const CASES = (process.env.BENCH_CASES ?? "sql,opcua").split(",");
 const OPCUA_ITEMS = Number(process.env.BENCH_OPCUA_ITEMS ?? 5000);
 const OPCUA_SECONDS = Number(process.env.BENCH_OPCUA_SECONDS ?? 30);
 const OPCUA_RATE = Number(process.env.BENCH_OPCUA_RATE ?? 1);
-
-async function ok<T>(http: HttpClient, method: string, path: string, body: unknown): Promise<T> {
-  let res = await http<T>(method, path, { body });
-  for (let i = 0; i < 50 && res.status === 503; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    res = await http<T>(method, path, { body });
-  }
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
 
 /** The table: ROWS rows, one every 10 ms up to now (UTC), 8 doubles each (MariaDB's sequence engine makes them). */
 async function fill(): Promise<void> {

@@ -34,6 +34,7 @@ import { startCluster, type Cluster } from "../test/helpers/cluster";
 import type { HttpClient } from "../test/helpers/node";
 import { copyFrom } from "./copy";
 import { backendPids, cpuBetween, cpuMs } from "./cpu";
+import { ok } from "./http";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
@@ -98,17 +99,6 @@ interface CaseResult {
   batches: number;
   published: number;
   copyRate: number;
-}
-
-async function ok<T>(http: HttpClient, method: string, path: string, body: unknown): Promise<T> {
-  let res = await http<T>(method, path, { body });
-  // 503 while a process of the cluster has not yet learnt of the others (service discovery).
-  for (let i = 0; i < 50 && res.status === 503; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    res = await http<T>(method, path, { body });
-  }
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
 }
 
 /** A site, a plant, a function, and per gateway the shape's monitors and tags, registered as slaves. */

@@ -19,6 +19,7 @@ import { Client } from "pg";
 import { freePort, pollUntil, startCluster, type Cluster } from "../test/helpers/cluster";
 import type { HttpClient } from "../test/helpers/node";
 import { EdgeNode } from "../test/helpers/sparkplug";
+import { ok } from "./http";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const INFLIGHT = Number(process.env.BENCH_MQTT_INFLIGHT ?? 16);
@@ -26,16 +27,6 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const IDLE_NODES = Number(process.env.BENCH_IDLE_NODES ?? 1000);
 const METRICS = 500;
-
-async function ok<T>(http: HttpClient, method: string, path: string, body: unknown): Promise<T> {
-  let res = await http<T>(method, path, { body });
-  for (let i = 0; i < 50 && res.status === 503; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    res = await http<T>(method, path, { body });
-  }
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
 
 const mac = (n: number) => `02:be:0d:${((n >> 16) & 255).toString(16).padStart(2, "0")}:${((n >> 8) & 255).toString(16).padStart(2, "0")}:${(n & 255).toString(16).padStart(2, "0")}`;
 const edgeNodeOf = (m: string) => m.replace(/:/g, "");
