@@ -45,19 +45,24 @@ export function startSqlCollector(port: CollectorsPort, pipeline: CollectedPipel
     let state: "new" | "running" | "error" = "new";
     let lastCause = "";
     let heardAt = 0;
+    /** The source answered (a page stored, or nothing newer): running from the first, heard now and then after. */
+    const good = async () => {
+      const now = Date.now();
+      if (state !== "running") {
+        await port.running(id, now);
+        state = "running";
+        heardAt = now;
+      } else if (now - heardAt >= HEARD_EVERY_MS) {
+        heardAt = now;
+        await port.heard(id, now);
+      }
+    };
     while (!stopping) {
       try {
-        position = await collect(port, pipeline, source, position, () => stopping);
+        // A table's first collection may take many pages: the pipeline runs from the first one stored.
+        position = await collect(port, pipeline, source, position, () => stopping, good);
         failures = 0;
-        const now = Date.now();
-        if (state !== "running") {
-          await port.running(id, now);
-          state = "running";
-          heardAt = now;
-        } else if (now - heardAt >= HEARD_EVERY_MS) {
-          heardAt = now;
-          await port.heard(id, now);
-        }
+        await good();
       } catch (err) {
         if (isMoved(err)) {
           ended = true;
@@ -98,6 +103,7 @@ async function collect(
   source: SqlSource,
   from: CollectionPosition,
   stopping: () => boolean,
+  good: () => Promise<void>,
 ): Promise<CollectionPosition> {
   const where = `${source.target.dialect} ${source.target.host}:${source.target.port}`;
   const verdict = await port.checkSource(source.target.host, source.target.port);
@@ -140,6 +146,8 @@ async function collect(
       const { pipeline_id, epoch } = pipeline;
       await port.page({ pipeline_id, from: position, to, epoch, key: pageKey(pipeline_id, epoch, position, to), readings, unreadable });
       position = to;
+      // Said again after the next page if the pipelines service did not take it: the page is stored either way.
+      await good().catch((err: unknown) => port.log.warn(MSG.notStored(pipeline.pipeline_id, String(err))));
       if (rows.length < limit) break;
     }
     return position;

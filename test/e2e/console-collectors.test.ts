@@ -78,7 +78,9 @@ describe("collectors on the Pipelines page", () => {
     const { context, page, errors } = await c.open();
     await signIn(page, c.t.baseUrl, ADMIN, `#/pipelines?plant_id=${h.plant}`);
     await page.getByRole("heading", { name: "Pipelines", level: 1 }).waitFor();
-    const row = await rowShowing(page, name, 3, new RegExp(`\\D${collected} collected · 0 rejected$`));
+    // Running once its first page is stored: a moment after the readings show, as a person waits for it.
+    await rowShowing(page, name, 3, new RegExp(`\\D${collected} collected · 0 rejected$`));
+    const row = await rowShowing(page, name, 1, /^Running$/);
     await expect(row.getByRole("cell").nth(1).textContent()).resolves.toBe("Running");
     // Each reading stored is an event of the pipeline, the latest one as old as the table's newest row.
     await expect(row.getByRole("cell").nth(3).textContent()).resolves.toMatch(new RegExp(`^${collected} eventslatest .+ ago${collected} collected · 0 rejected$`));

@@ -84,6 +84,8 @@ describe("the SQL collector", () => {
     await pollUntil(async () => (await stored(db, id, "pressure")).length >= expected.length, 30_000, "the table collected", [collector]);
     expect(sorted(await stored(db, id, "pressure"))).toEqual(sorted(expected));
 
+    // Running from its first page stored: the status is written a moment after the page's readings.
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "running", 30_000, "the pipeline running", [collector]);
     const running = await listed(cluster, h, id);
     expect(running).toMatchObject({ status: "running", collected: expected.length, rejected: 0 });
     expect(running.heart_beats.gateway).toEqual(expect.any(Number));
@@ -128,7 +130,7 @@ describe("the SQL collector", () => {
     const id = await startSqlPipeline(cluster, h, { port: 3306, database: scratch, table: "line_b", columns: { temp: "Pressure" } });
     await pollUntil(async () => (await stored(db, id, "pressure")).length >= values.length, 30_000, "the MariaDB table collected", [collector]);
     expect(sorted(await stored(db, id, "pressure"))).toEqual(sorted(values));
-    expect((await listed(cluster, h, id)).status).toBe("running");
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "running", 30_000, "the pipeline running", [collector]);
 
     // Stopped, `last_collected` set back to `none` by an update, started again: collected again from the oldest row.
     await action(cluster, id, "stop");
