@@ -60,6 +60,8 @@ export interface OpcuaSourceOptions {
    * started again leaves no gap where the server keeps history.
    */
   since?: Record<string, number>;
+  /** Ends the opening while the server is not reached yet (the client would try for ever). */
+  signal?: AbortSignal;
   log: (msg: string) => void;
 }
 
@@ -164,7 +166,11 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     keepSessionAlive: true,
     requestedSessionTimeout: 60_000,
   });
-  client.on("backoff", (retry: number, delay: number) => state({ ok: false, cause: `cannot reach ${settings.server_url}: trying again in ${Math.round(delay / 1000)} s (attempt ${retry + 1})` }));
+  // One cause while it lasts (the pipeline's error does not change with each attempt); the attempts go to the log.
+  client.on("backoff", (retry: number, delay: number) => {
+    opts.log(`${settings.server_url} not reached: trying again in ${Math.round(delay / 1000)} s (attempt ${retry + 1})`);
+    state({ ok: false, cause: unreachable });
+  });
   client.on("connection_lost", () => state({ ok: false, cause: `connection to ${settings.server_url} lost` }));
   client.on("connection_reestablished", () => state({ ok: true }));
 
@@ -175,11 +181,18 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
     await client.disconnect().catch(() => undefined);
     throw err;
   };
+  // The client tries to connect for as long as it takes: an abort (the collector stopping) ends that.
+  const abort = () => void client.disconnect().catch(() => undefined);
+  if (opts.signal?.aborted) return fail(new OpcuaSourceError(unreachable, "stopped before connecting"));
+  opts.signal?.addEventListener("abort", abort, { once: true });
   try {
     await client.connect(url);
+    if (opts.signal?.aborted) throw new Error("stopped while connecting");
   } catch (err) {
+    opts.signal?.removeEventListener("abort", abort);
     return fail(new OpcuaSourceError(unreachable, errorText(err)));
   }
+  opts.signal?.removeEventListener("abort", abort);
   let session: import("node-opcua-client", { with: { "resolution-mode": "import" } }).ClientSession;
   try {
     session = await client.createSession(

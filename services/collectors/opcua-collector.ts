@@ -76,6 +76,8 @@ export function startOpcuaCollector(port: CollectorsPort, pipeline: CollectedPip
   let lastCause = "";
   let heardAt = 0;
   const pause = new Pause();
+  /** Ends an opening that waits for an unreachable server when the collector stops. */
+  const stopped = new AbortController();
   /** Read through a function: the state moves in callbacks, which the compiler's narrowing does not see. */
   const isRunning = () => state === "running";
 
@@ -150,9 +152,10 @@ export function startOpcuaCollector(port: CollectorsPort, pipeline: CollectedPip
             onState: (s) => void (s.ok ? run() : fail(s.cause)),
           },
           // The gap since the last values stored is read from the server's history first, where it keeps one.
-          { check: (host, p) => port.checkSource(host, p), pkiDir: port.opcuaPkiDir, since: position.seen, log: (m) => port.log.warn(`Pipeline ${id}: ${m}`) },
+          { check: (host, p) => port.checkSource(host, p), pkiDir: port.opcuaPkiDir, since: position.seen, signal: stopped.signal, log: (m) => port.log.warn(`Pipeline ${id}: ${m}`) },
         );
       } catch (err) {
+        if (stopping) break;
         failures++;
         if (err instanceof OpcuaSourceError) port.log.warn(MSG.sourceFailed(id, settings.server_url, err.detail));
         await fail(err instanceof Error ? err.message : String(err));
@@ -175,6 +178,7 @@ export function startOpcuaCollector(port: CollectorsPort, pipeline: CollectedPip
     },
     async stop() {
       stopping = true;
+      stopped.abort();
       pause.wake();
       await loop;
     },

@@ -20,14 +20,18 @@ const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2]!) as ProbeInput;
   const guard = new SourceGuard({ own: [], allow: parseSourceAllow(input.allow) });
+  // A SIGTERM while it is still opening ends the opening.
+  const opening = new AbortController();
+  process.once("SIGTERM", () => opening.abort());
   try {
     const source = await openOpcuaSource(
       input.settings,
       input.addresses,
       { onChanges: async (changes) => void say({ changes }), onState: (state) => void say({ state }) },
-      { check: (host, port) => guard.check(host, port), pkiDir: input.pkiDir, batchMs: 100, log: (msg) => process.stderr.write(`${msg}\n`) },
+      { check: (host, port) => guard.check(host, port), pkiDir: input.pkiDir, batchMs: 100, signal: opening.signal, log: (msg) => process.stderr.write(`${msg}\n`) },
     );
     say({ opened: true });
+    process.removeAllListeners("SIGTERM");
     process.on("SIGTERM", () => {
       void source.close().then(() => {
         say({ closed: true });

@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 /** A started Cloud OPC-UA pipeline: Var0 is its monitor's Pressure, Var1 its Flow, sampled at 10 Hz; its id. */
-async function startOpcuaPipeline(credentials: { user_name: string; user_password: string }): Promise<string> {
+async function startOpcuaPipeline(credentials: { user_name: string; user_password: string }, serverPort = port): Promise<string> {
   const t = cluster as unknown as TestNode;
   const pump = await monitor(t, h.fn, `Pump ${nextMac()}`, "process-monitor", [
     { tag_id: "pressure", tag_name: "Pressure", tag_unit: "bar" },
@@ -54,7 +54,7 @@ async function startOpcuaPipeline(credentials: { user_name: string; user_passwor
     data_type: "Process",
     data_source: "Cloud",
     data_source_subtype: "OPC-UA",
-    settings: { mac_address: nextMac(), server_url: `opc.tcp://127.0.0.1:${port}`, ...credentials, sampling_rate: 10 },
+    settings: { mac_address: nextMac(), server_url: `opc.tcp://127.0.0.1:${serverPort}`, ...credentials, sampling_rate: 10 },
     gateway_firmware: { current_version: "1.0.0" },
     tags: [
       { tag_name: "Pressure", tag_desc: "", tag_unit: "bar", monitor_id: pump.id, address: "ns=1;s=Var0", tag_id: "pressure" },
@@ -130,6 +130,15 @@ describe("the OPC-UA collector", () => {
     await new Promise((r) => setTimeout(r, 2000));
     expect(await stored(db, id, "pressure")).toHaveLength(atStop);
   }, 360_000);
+
+  it("says a server that never answers cannot be reached, and stops when told to while still trying", async () => {
+    const nobody = await freePort();
+    const id = await startOpcuaPipeline({ user_name: "opc", user_password: "opc-secret" }, nobody);
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "error", 60_000, "the error", [collector]);
+    expect((await listed(cluster, h, id)).last_actions[0]).toMatchObject({ action: "start", error: `Failed to connect to opc.tcp://127.0.0.1:${nobody}` });
+    await action(cluster, id, "stop");
+    await pollUntil(async () => (await listed(cluster, h, id)).status === "stopped", 30_000, "the stop", [collector]);
+  }, 120_000);
 
   it("says wrong credentials in the server's words, and stores nothing", async () => {
     const id = await startOpcuaPipeline({ user_name: "opc", user_password: "not-the-one" });

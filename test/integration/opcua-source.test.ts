@@ -104,6 +104,20 @@ describe("an OPC-UA source", () => {
     expect(said).toEqual([{ failed: `Failed to connect to opc.tcp://127.0.0.1:${port}`, detail: "not allowed: 127.0.0.1 is loopback and SOURCE_ALLOW does not name it" }]);
   }, 90_000);
 
+  it("says once that a server which does not answer cannot be reached, and stops trying when asked", async () => {
+    const nobody = await freePort();
+    const { child, said } = probe({ settings: { ...userSettings(), server_url: `opc.tcp://127.0.0.1:${nobody}` }, addresses: ["ns=1;s=Var0"] });
+    // The client goes on trying (1 s, 2 s, 4 s, ...): the cause is said once, however many attempts.
+    await pollUntil(async () => statesOf(said).length > 0, 60_000, "the cause");
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(statesOf(said)).toEqual([{ ok: false, cause: `Failed to connect to opc.tcp://127.0.0.1:${nobody}` }]);
+    // Asked to stop while still opening: the opening ends, it does not wait for a server that never comes.
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+    expect(said.at(-1)).toMatchObject({ failed: `Failed to connect to opc.tcp://127.0.0.1:${nobody}` });
+  }, 90_000);
+
   it("says the server is gone while it is, and goes on with the restarted server's values", async () => {
     const { child, said } = probe({ settings: userSettings(), addresses: ["ns=1;s=Var1"] });
     await pollUntil(async () => changesOf(said).length >= 5, 60_000, "5 changes");
