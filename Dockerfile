@@ -39,7 +39,8 @@ COPY services ./services
 COPY console ./console
 COPY repl ./repl
 # The image's own `node` user (uid 1000); only the data folder is writable.
-RUN mkdir -p /app/data && chown node:node /app/data
+# The named volumes mounted under it (outbox, opcua-pki) start as a copy of these folders: owned by `node`.
+RUN mkdir -p /app/data/outbox /app/data/opcua-pki && chown -R node:node /app/data
 USER node
 EXPOSE 3000 9090
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
