@@ -92,8 +92,11 @@ const DEFAULT_BATCH_MS = 200;
 export const HISTORY_GAP_MAX_MS = 24 * 3600_000;
 /** Values a history read asks per node at a time (the server goes on with a continuation point). */
 const HISTORY_PAGE = 1000;
-/** A gap's values at the most, whatever the server answers: a server that never ends its continuation points ends here. */
-const HISTORY_MAX_VALUES = 1_000_000;
+/**
+ * A gap's values at the most, whatever the server answers (about 20 MB held): a server that never
+ * ends its continuation points, or answers far more than it should, ends here; the log says so.
+ */
+export const HISTORY_MAX_VALUES = 200_000;
 /** The subscription's publishing interval at the most (ms): changes sampled less often are still sent on soon. */
 const PUBLISH_MAX_MS = 250;
 /** Reconnection back-off: from 1 s to 30 s, for ever (a source that comes back is collected again). */
@@ -243,6 +246,7 @@ export async function openOpcuaSource(settings: OpcuaSourceSettings, addresses: 
   if (opts.since) {
     try {
       const gap = await readGap(ua, session, addresses, opts.since, Date.now());
+      if (gap.length >= HISTORY_MAX_VALUES) opts.log(`OPC-UA history: the gap read stops at ${gap.length} values; older changes past them are not read`);
       for (let i = 0; i < gap.length && !closed; i += 5000) await handlers.onChanges(gap.slice(i, i + 5000));
     } catch (err) {
       opts.log(`OPC-UA history not read: ${errorText(err)}`);
