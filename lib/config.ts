@@ -8,6 +8,7 @@ import { parseSecretsKey } from "./secrets";
 import { parseSourceAllow } from "./source-guard";
 import { splitNatsUrls, type NatsAuth } from "./bus-credentials";
 import { DEFAULT_PARTITIONS } from "./streams/partitions";
+import { HOUR_MS, MINUTE_MS, parseDurationMs } from "./time";
 
 export interface AppConfig {
   nodeEnv: string;
@@ -70,6 +71,8 @@ export interface AppConfig {
   /** How long a durable stream keeps a message (JetStream max_age; the in-process log likewise). */
   /** Readings are folded into the history rollups as they are stored (HISTORY_ROLLUPS, default on; off only to measure their cost). */
   historyRollups: boolean;
+  /** Readings older than this are kept compressed (HISTORY_COMPRESS_AFTER, a duration, default `1h`; docs/architecture.md, "The historian"). */
+  historyCompressAfterMs: number;
   streamMaxAgeS: number;
   /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */
   streamPartitions: number;
@@ -140,6 +143,15 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
     throw new Error(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got "${raw}"`);
   }
   return n;
+}
+
+/** A duration with its unit (`90s`, `15m`, `1h`, `2d`), at least `min` ms. */
+function durationMs(env: Env, name: string, fallback: number, min: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const ms = parseDurationMs(raw);
+  if (ms === undefined || ms < min) throw new Error(`${name} must be a duration such as 30m, 1h or 2d, at least ${min / 1000} s, got "${raw}"`);
+  return ms;
 }
 
 function optionalInt(env: Env, name: string): number | undefined {
@@ -274,6 +286,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     drainTimeoutMs: int(env, "DRAIN_TIMEOUT_S", 15, 1) * 1000,
     migrateOnly: str(env, "MIGRATE_ONLY") === "1" || str(env, "MIGRATE_ONLY") === "true",
     historyRollups: str(env, "HISTORY_ROLLUPS") !== "0" && str(env, "HISTORY_ROLLUPS") !== "false",
+    historyCompressAfterMs: durationMs(env, "HISTORY_COMPRESS_AFTER", HOUR_MS, MINUTE_MS),
     pipelineActionTimeoutMs: int(env, "PIPELINE_ACTION_TIMEOUT_MS", 60000, 100),
     streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
     streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),

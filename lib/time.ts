@@ -4,6 +4,17 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
+const UNIT_MS = { ms: 1, s: 1000, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS } as const;
+const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+
+/** A length written with its unit (`500ms`, `1.5s`, `5m`, `1h`, `2d`) in ms; undefined for anything else. */
+export function parseDurationMs(text: string): number | undefined {
+  const m = DURATION_RE.exec(text.trim());
+  if (!m) return undefined;
+  const ms = Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 

@@ -17,7 +17,8 @@
  * today's run (lib/daily-job: the service needs the DbMixin and JOBS_TABLE_DDL in its
  * migrations). Its action `<job>.run` runs it now (operators, tests; `force: false` runs it only
  * when a day has passed since the last run) and answers `{ ran: true, ...report }`, or
- * `{ ran: false, ...idle }` when another run has today's claim.
+ * `{ ran: false, ...idle }` when another run has today's claim. A job marked `runnable` gets the
+ * action too, answering what its run answers.
  */
 import type { Context, Service, ServiceSchema } from "moleculer";
 import type { DataSource } from "typeorm";
@@ -31,6 +32,8 @@ export interface PeriodicJob<S = Service> {
   /** The interval; a function is read when the service starts (an interval from the environment). */
   everyMs: number | (() => number);
   daily?: true;
+  /** Gets the action `<job>.run` too, though not daily: it answers what `run` does (operators, tests). */
+  runnable?: true;
   /** A daily job: what `<job>.run` answers besides `ran: false` when the job was not run. */
   idle?: object;
   /** The work; a daily job's report (an object) is `<job>.run`'s answer. */
@@ -91,7 +94,7 @@ export function PeriodicMixin(): Partial<ServiceSchema> {
       const jobs = schema.jobs ?? {};
       const actions: Record<string, unknown> = { ...schema.actions };
       for (const [name, job] of Object.entries(jobs)) {
-        if (!job.daily) continue;
+        if (!job.daily && !job.runnable) continue;
         actions[`${name}.run`] = {
           visibility: "public",
           params: { force: { type: "boolean", optional: true, default: true } },

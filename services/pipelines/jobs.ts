@@ -7,6 +7,8 @@
  * sweep (actions.ts).
  */
 import { DEFAULT_RETENTION_DAYS } from "../config/contract";
+import { config } from "../../lib/config";
+import { compressReadings, deleteCompressedBefore } from "./chunks";
 import { ROLLUPS_KEPT_DAYS } from "./history";
 import * as history from "./history.repo";
 import * as readingsRepo from "./readings.repo";
@@ -31,6 +33,14 @@ export async function foldRollups(env: PipelinesEnv): Promise<number> {
     if (n < history.FOLD_BATCHES) break;
   }
   return folded;
+}
+
+/** How often the historian's compression runs (EXTENSIONS §7: at least every minute). */
+export const COMPRESS_EVERY_MS = 30_000;
+
+/** Compresses what HISTORY_COMPRESS_AFTER allows (chunks.ts); answers the series-hours written. */
+export async function compressHistory(env: PipelinesEnv, now = Date.now()): Promise<number> {
+  return compressReadings(env.db, now, config().historyCompressAfterMs);
 }
 
 export interface RetentionReport {
@@ -66,6 +76,8 @@ export async function runRetention(port: SystemPort, now: number): Promise<Reten
   let deleted = 0;
   for (const { site_id, before } of plan.deleteBefore) deleted += await readingsRepo.deleteReadingsBefore(port.db, site_id, before);
   for (const { site_id, retention_days } of sites) {
+    // Compressed readings (chunks.ts): the minutes of what goes stay as rollups where rollups outlive readings.
+    deleted += await deleteCompressedBefore(port.db, site_id, now - retention_days * DAY_MS, retention_days < ROLLUPS_KEPT_DAYS);
     await waveformsRepo.deleteWaveformsBefore(port.db, site_id, now - retention_days * DAY_MS);
     // A tag's trend outlives its raw readings: the rollups stay for the longest history range at least.
     await history.deleteRollupsBefore(port.db, site_id, now - Math.max(retention_days, ROLLUPS_KEPT_DAYS) * DAY_MS);

@@ -32,7 +32,7 @@ import { forgetPipeline } from "./ingest";
 import { ingestActions } from "./ingest.actions";
 import { internalActions } from "./internal.actions";
 import { keysActions } from "./keys.actions";
-import { foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention } from "./jobs";
+import { compressHistory, COMPRESS_EVERY_MS, foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention } from "./jobs";
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
 import { Partitions } from "./partitions";
@@ -65,6 +65,14 @@ const jobs: PeriodicJobs<PipelinesThis> = {
     everyMs: ROLLUP_FOLD_MS,
     run(caller) {
       return foldRollups(this.system(caller));
+    },
+  },
+  // The historian: readings past HISTORY_COMPRESS_AFTER into chunks (chunks.ts; one replica at a time).
+  compress: {
+    everyMs: COMPRESS_EVERY_MS,
+    runnable: true,
+    run(caller) {
+      return compressHistory(this.system(caller));
     },
   },
   // Config's copy of where the pipelines are is made whole again, whatever event it missed (announcements.ts).

@@ -11,6 +11,7 @@ import { keyRotation } from "./0009-key-rotation";
 import { PipelinesEdgeMacNormalised1767250000200 } from "./0010-edge-mac-normalised";
 import { sparkplugNodes } from "./0011-sparkplug-nodes";
 import { collections } from "./0012-collections";
+import { historian } from "./0013-historian";
 
 export const migrations = [
   initial,
@@ -25,4 +26,5 @@ export const migrations = [
   PipelinesEdgeMacNormalised1767250000200,
   sparkplugNodes,
   collections,
+  historian,
 ];
