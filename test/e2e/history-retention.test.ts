@@ -5,7 +5,7 @@
  * answers its buckets, at any zoom; rollups older than 400 days go.
  */
 import { Client } from "pg";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, startTestNode, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, eventually, hierarchy, ingest, type Hierarchy } from "./pipelines-fixtures";
 
 const MIN = 60_000;
@@ -90,7 +90,7 @@ const rollupStarts = async (table: "reading_minutes" | "reading_hours", before: 
   );
 
 beforeAll(async () => {
-  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"] });
+  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...RAW_READINGS_ONLY } });
   pg = new Client({ connectionString: t.db.url });
   await pg.connect();
   h = await hierarchy(t, "HistRet");

@@ -5,7 +5,7 @@
  * row by row against the stored readings across day partitions, scope and every error text.
  */
 import { Client } from "pg";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, startTestNode, type TestNode } from "../helpers/node";
 import { envelope } from "../helpers/envelope";
 import { makeUser } from "./alerting-fixtures";
 import { createEdge, edgeBody, eventually, hierarchy, ingest, type Hierarchy } from "./pipelines-fixtures";
@@ -39,7 +39,7 @@ async function rolledUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"] });
+  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...RAW_READINGS_ONLY } });
   pg = new Client({ connectionString: t.db.url });
   await pg.connect();
   h = await hierarchy(t, "Hist");

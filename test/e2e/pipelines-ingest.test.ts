@@ -4,7 +4,7 @@
  * with a timeout.
  */
 import { Client } from "pg";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, startTestNode, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, err, eventually, hierarchy, ingest, MISSING, type Hierarchy } from "./pipelines-fixtures";
 
 let t: TestNode;
@@ -13,7 +13,7 @@ let gw: { id: string; ingest_key: string };
 let pg: Client;
 
 beforeAll(async () => {
-  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { PIPELINE_ACTION_TIMEOUT_MS: "1500" } });
+  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...RAW_READINGS_ONLY, PIPELINE_ACTION_TIMEOUT_MS: "1500" } });
   pg = new Client({ connectionString: t.db.url });
   await pg.connect();
   h = await hierarchy(t, "Ing");

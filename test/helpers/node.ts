@@ -100,3 +100,10 @@ export async function startTestNode(opts: StartOptions = {}): Promise<TestNode> 
     },
   };
 }
+
+/**
+ * For tests that count or read the raw `readings` rows themselves: the historian's compression
+ * (services/pipelines/chunks.ts) would move readings older than an hour into chunks under them.
+ * test/e2e/historian.test.ts covers what compression keeps.
+ */
+export const RAW_READINGS_ONLY = { HISTORY_COMPRESS_AFTER: "400d" } as const;

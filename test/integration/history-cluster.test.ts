@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { JetStreamAdapter } from "../../lib/streams";
 import { NATS_URL, pollUntil, startCluster, type Cluster } from "../helpers/cluster";
-import type { TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, hierarchy, ingest, type Hierarchy } from "../e2e/pipelines-fixtures";
 
 const MIN = 60_000;
@@ -89,7 +89,7 @@ async function rollupsOffRaw(): Promise<Record<string, unknown[]>> {
 beforeAll(async () => {
   cluster = await startCluster({
     processes: [["api", "auth", "config"], ["pipelines"]],
-    env: { NAMESPACE: namespace, STREAM_MAX_AGE_S: "3600" },
+    env: { ...RAW_READINGS_ONLY, NAMESPACE: namespace, STREAM_MAX_AGE_S: "3600" },
   });
   pg = new Client({ connectionString: cluster.db!.url });
   await pg.connect();

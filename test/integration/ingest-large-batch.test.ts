@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
-import type { TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, type TestNode } from "../helpers/node";
 import { pollUntil, startCluster, type Cluster } from "../helpers/cluster";
 import { createEdge, edgeBody, hierarchy, ingest } from "../e2e/pipelines-fixtures";
 import { STREAM_BATCH_READINGS } from "../../services/pipelines/ingest";
@@ -16,7 +16,7 @@ let cluster: Cluster;
 let pg: Client;
 
 beforeAll(async () => {
-  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { NAMESPACE: `test-${randomBytes(4).toString("hex")}` } });
+  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { ...RAW_READINGS_ONLY, NAMESPACE: `test-${randomBytes(4).toString("hex")}` } });
   pg = new Client({ connectionString: cluster.db!.url });
   await pg.connect();
 }, 120_000);

@@ -16,6 +16,7 @@ import { connect, type NatsConnection } from "nats";
 import { Client } from "pg";
 import { JetStreamAdapter, jetStreamNames } from "../../lib/streams";
 import { NATS_URL, pollUntil, startCluster, type Cluster, type ServiceProcess } from "../helpers/cluster";
+import { RAW_READINGS_ONLY } from "../helpers/node";
 import { startNatsCluster, type NatsCluster } from "../helpers/nats-cluster";
 import { gatewayBody, makePlace, watcherBody, type Place } from "../e2e/alerting-fixtures";
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   nats = await startNatsCluster({ size: 3 });
   cluster = await startCluster({
     processes: [["api", "auth", "config"], ["pipelines"], ["alerting"], ["notifier"]],
-    env: { TRANSPORTER: nats.url, STREAM_REPLICAS: "3" },
+    env: { ...RAW_READINGS_ONLY, TRANSPORTER: nats.url, STREAM_REPLICAS: "3" },
   });
   pg = new Client({ connectionString: cluster.db!.url });
   await pg.connect();

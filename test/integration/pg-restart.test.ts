@@ -14,7 +14,7 @@ import { connect, type NatsConnection } from "nats";
 import { Client } from "pg";
 import { DEFAULT_PARTITIONS, jetStreamNames, partitionOf } from "../../lib/streams";
 import { freePort, NATS_URL, pollUntil, startCluster, type Cluster } from "../helpers/cluster";
-import { ADMIN, basic, type HttpResult } from "../helpers/node";
+import { RAW_READINGS_ONLY, ADMIN, basic, type HttpResult } from "../helpers/node";
 import { PgServer } from "../helpers/pg-server";
 import { makePlace, type Place } from "../e2e/alerting-fixtures";
 import { modbusSettings, modbusTag } from "../e2e/pipelines-fixtures";
@@ -47,7 +47,7 @@ beforeAll(async () => {
   pg = await PgServer.create();
   healthPort = await freePort();
   // Two deliveries before a dead letter: an outage outlasts them, as a real one outlasts the default five (15 s).
-  cluster = await startCluster({ processes: [[]], databaseUrl: pg.url, env: { HEALTH_PORT: String(healthPort), STREAM_MAX_DELIVERIES: "2" } });
+  cluster = await startCluster({ processes: [[]], databaseUrl: pg.url, env: { ...RAW_READINGS_ONLY, HEALTH_PORT: String(healthPort), STREAM_MAX_DELIVERIES: "2" } });
 }, 120_000);
 
 /** What the test opened beside the cluster, closed however it ends. */

@@ -10,7 +10,7 @@ import { Client } from "pg";
 import { JetStreamAdapter } from "../../lib/streams";
 import { StreamMixin } from "../../mixins/stream.mixin";
 import { readingId, type ReadingBatch } from "../../services/pipelines/contract";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, startTestNode, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, eventually, hierarchy, ingest, type Hierarchy } from "../e2e/pipelines-fixtures";
 
 const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
@@ -45,7 +45,7 @@ describe.each([
   let pg: Client;
 
   beforeAll(async () => {
-    t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...env, STREAM_MAX_AGE_S: "3600" } });
+    t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...RAW_READINGS_ONLY, ...env, STREAM_MAX_AGE_S: "3600" } });
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
     h = await hierarchy(t, "Dur");
@@ -128,7 +128,7 @@ describe("retention", () => {
   let pg: Client;
 
   beforeAll(async () => {
-    t = await startTestNode({ services: ["api", "auth", "config", "pipelines"] });
+    t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...RAW_READINGS_ONLY } });
     pg = new Client({ connectionString: t.db.url });
     await pg.connect();
   });
