@@ -25,6 +25,7 @@ export const MSG = {
   invalidPlantId: (id: string) => `Invalid Plant ID: ${id}`,
   invalidFunctionId: (id: string) => `Invalid Function ID: ${id}`,
   invalidInput: (field: string) => `Invalid input: ${field}`,
+  invalidSiteId: (id: string) => `Invalid Site ID: ${id}`,
   insufficientInputs: "Insufficient inputs",
 
   // A tag's history and export (docs/api-tour.md, "Looking back"), with the CM operations' own texts

@@ -2,7 +2,7 @@
  * The resources pipelines answers with, as the docs show them (announced in the service's
  * `openapi` setting), and the field docs its operations share. Times are epoch ms.
  */
-import { arr, bool, int, measured, num, obj, ref, str, strings, type JsonSchema } from "../../lib/openapi-schema";
+import { arr, bool, int, measured, nullable, num, obj, ref, str, strings, type JsonSchema } from "../../lib/openapi-schema";
 import type { FieldDoc } from "../../lib/operations";
 import { COMPONENTS } from "./pipelines.repo";
 import { PIPELINE_STATUSES } from "./rules";
@@ -89,6 +89,27 @@ export const PIPELINES_SCHEMAS = {
       ingest_key: described(str, "secret, shown once: the gateway sends it as `Authorization: Bearer <ingest_key>` to the ingestion routes"),
     },
     ["id", "ingest_key"],
+  ),
+  Storage: obj(
+    {
+      sites: arr(
+        obj(
+          {
+            site_id: uuid("the site"),
+            site_name: str,
+            readings: described(int, "readings kept, raw and compressed"),
+            compressed_readings: described(int, "of them, those kept compressed (past HISTORY_COMPRESS_AFTER)"),
+            bytes: described(int, "what the site's readings take on disk: raw rows, chunks, rollups, their indexes and TOAST"),
+            bytes_per_reading: { ...nullable("number"), description: "bytes over readings; null without readings" },
+            oldest: { ...nullable("integer"), description: "the oldest reading kept, epoch ms" },
+            newest: { ...nullable("integer"), description: "the newest reading kept, epoch ms" },
+            retention_period: described(int, "days the site's readings are kept"),
+          },
+          ["site_id", "site_name", "readings", "compressed_readings", "bytes", "bytes_per_reading", "oldest", "newest", "retention_period"],
+        ),
+      ),
+    },
+    ["sites"],
   ),
   IngestKey: obj(
     {

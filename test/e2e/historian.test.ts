@@ -9,6 +9,8 @@ import { Client } from "pg";
 import type { DataSource } from "typeorm";
 import { compressReadings } from "../../services/pipelines/chunks";
 import { startTestNode, type TestNode } from "../helpers/node";
+import { envelope } from "../helpers/envelope";
+import { makeUser } from "./alerting-fixtures";
 import { createEdge, edgeBody, eventually, hierarchy, ingest, type Hierarchy } from "./pipelines-fixtures";
 
 const MIN = 60_000;
@@ -231,5 +233,40 @@ describe("the historian", () => {
     const gone = await history(h.pump.id, "Pressure", START, START + HOUR - 1, 60);
     expect(gone.bucket_ms).toBe(MIN);
     expect(gone.points.map((p) => p.count)).toEqual(Array.from({ length: 60 }, () => 6));
+  });
+
+  it("answers what each site's readings cost at GET /_config/storage, adding up to the tables' sizes, in the caller's scope", async () => {
+    await pg.query(`VACUUM ANALYZE pipelines.chunks`);
+    const res = await t.http<{ sites: { site_id: string; readings: number; compressed_readings: number; bytes: number; bytes_per_reading: number; oldest: number; newest: number; retention_period: number; site_name: string }[] }>(
+      "GET",
+      "/_config/storage",
+    );
+    expect(res.status).toBe(200);
+    const ours = res.body.sites.find((s) => s.site_id === h.site)!;
+    const theirs = res.body.sites.find((s) => s.site_id === other.site)!;
+    const held = (
+      await pg.query(
+        `SELECT s.site_id, sum(c.n)::int AS n, min(c.first_ts)::float8 AS oldest, max(c.last_ts)::float8 AS newest FROM pipelines.chunks c JOIN pipelines.series s USING (series_id) GROUP BY 1`,
+      )
+    ).rows as { site_id: string; n: number; oldest: number; newest: number }[];
+    const of = (site: string) => held.find((x) => x.site_id === site)!;
+    expect(ours).toMatchObject({ site_name: "Historian Site", readings: of(h.site).n, compressed_readings: of(h.site).n, oldest: of(h.site).oldest, newest: of(h.site).newest, retention_period: 1 });
+    expect(theirs).toMatchObject({ readings: 6 * 360, compressed_readings: 6 * 360, retention_period: 180 });
+    const tables = ["readings", "chunks", "series", "reading_minutes", "reading_hours"];
+    const sizes = await pg.query(
+      `SELECT sum(pg_total_relation_size(c.oid))::float8 AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'pipelines' AND (c.relname = ANY($1) OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'pipelines.readings'::regclass))`,
+      [tables],
+    );
+    const total = res.body.sites.reduce((n, s) => n + s.bytes, 0);
+    expect(Math.abs(total - sizes.rows[0].bytes)).toBeLessThan(res.body.sites.length + 1);
+    expect(ours.bytes_per_reading).toBeCloseTo(ours.bytes / ours.readings, 1);
+    // A site-admin sees its own site; another's is not a site to it; a plant user may not ask.
+    const admin = await makeUser(t.http, { username: "storage-site@example.com", user_type: "site-admin", site_id: other.site });
+    const own = await t.http<{ sites: { site_id: string }[] }>("GET", "/_config/storage", { auth: admin });
+    expect(own.body.sites.map((s) => s.site_id)).toEqual([other.site]);
+    expect(await t.http("GET", `/_config/storage?site_id=${h.site}`, { auth: admin })).toMatchObject({ status: 400, body: envelope(400, `Invalid Site ID: ${h.site}`) });
+    const plant = await makeUser(t.http, { username: "storage-plant@example.com", user_type: "plant-admin", site_id: other.site, plant_id: other.plant });
+    expect(await t.http("GET", "/_config/storage", { auth: plant })).toMatchObject({ status: 403, body: envelope(403, "Unauthorized operation") });
   });
 });
