@@ -6,8 +6,7 @@
 import type { EntityManager } from "typeorm";
 import type { ChunkSummary } from "../../lib/historian/codec";
 import { HOUR_MS } from "../../lib/time";
-import { arrayText } from "./readings.repo";
-import { rowsOf, type Queryable } from "./sql";
+import { arrayText, rowsOf, type Queryable } from "./sql";
 
 /** A series' hour whose raw readings are due for compression. */
 export interface HourOfSeries {

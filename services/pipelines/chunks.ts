@@ -1,5 +1,5 @@
 /**
- * The historian (docs/architecture.md, "The historian"; EXTENSIONS §7): readings older than
+ * The historian (docs/architecture.md, "The historian"): readings older than
  * HISTORY_COMPRESS_AFTER move out of the raw `readings` rows into one chunk per series and hour,
  * encoded by lib/historian/codec.ts, lossless to the float64 and the millisecond.
  *

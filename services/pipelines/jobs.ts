@@ -35,7 +35,7 @@ export async function foldRollups(env: PipelinesEnv): Promise<number> {
   return folded;
 }
 
-/** How often the historian's compression runs (EXTENSIONS §7: at least every minute). */
+/** How often the historian's compression runs (docs/architecture.md, "The historian": at least every minute). */
 export const COMPRESS_EVERY_MS = 30_000;
 
 /** Compresses what HISTORY_COMPRESS_AFTER allows (chunks.ts); answers the series-hours written. */

@@ -32,7 +32,7 @@ import { forgetPipeline } from "./ingest";
 import { ingestActions } from "./ingest.actions";
 import { internalActions } from "./internal.actions";
 import { keysActions } from "./keys.actions";
-import { storageActions } from "./storage.actions";
+import { footprintActions } from "./footprint.actions";
 import { compressHistory, COMPRESS_EVERY_MS, foldRollups, makePartitionsAhead, NO_RETENTION, ROLLUP_FOLD_MS, runRetention } from "./jobs";
 import { migrations } from "./migrations";
 import { PIPELINES_SCHEMAS } from "./openapi";
@@ -109,7 +109,7 @@ const PipelinesService: ServiceSchema<ServiceSettingSchema, PipelinesMethods, Pi
     ...thirdPartyActions, // third-party pipelines
     ...edgeActions, // edge-server pipelines (gateways)
     ...keysActions, // an ingest key rotated
-    ...storageActions, // what each site's readings cost on disk
+    ...footprintActions, // what each site's readings cost on disk
     ...fleetActions, // all kinds: list, count, start/stop
     ...sqlConnectActions, // a SQL gateway's source, introspected
     ...ingestActions, // the gateways' side: readings, waveforms, heartbeats, actions

@@ -3,7 +3,7 @@
  * history.repo.ts), and what retention deletes of them.
  */
 import type { DataSource, EntityManager } from "typeorm";
-import { type Queryable } from "./sql";
+import { arrayText, type Queryable } from "./sql";
 import type { Reading } from "./contract";
 import { STAGE_ROLLUPS } from "./history.repo";
 import { DAY_MS, dayStart } from "./storage";
@@ -76,8 +76,6 @@ export async function insertReadings(tx: EntityManager, place: BatchPlace, readi
   );
 }
 
-/** An element of a text[] literal: always quoted, with `"` and `\` escaped. */
-export const arrayText = (s: string): string => `"${/["\\]/.test(s) ? s.replace(/(["\\])/g, "\\$1") : s}"`;
 
 /** The sites that have (or had) pipelines, whose retention the daily run applies. */
 export async function retentionSiteIds(db: Queryable): Promise<string[]> {

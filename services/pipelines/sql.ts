@@ -9,3 +9,6 @@ export function rowsOf<T>(result: unknown): T[] {
   const r = result as unknown[];
   return (r.length === 2 && Array.isArray(r[0]) && typeof r[1] === "number" ? r[0] : r) as T[];
 }
+
+/** An element of a text[] literal: always quoted, with `"` and `\\` escaped. */
+export const arrayText = (s: string): string => `"${/["\\]/.test(s) ? s.replace(/(["\\])/g, "\\$1") : s}"`;

@@ -1,5 +1,5 @@
 /**
- * The historian (EXTENSIONS §7, docs/architecture.md "The historian"): a day of several tags
+ * The historian (docs/architecture.md, "The historian"): a day of several tags
  * ingested as a gateway sends them, compressed by the pipelines' `compress` job, then read back
  * exactly — every value the same float64 at the same millisecond — through `_history` raw points
  * and buckets and `_export`; late readings into a compressed hour, a duplicate instant included,

@@ -2,7 +2,8 @@
 import { ignoreTypesOf, selectColumns, dialectOf } from "../../../services/pipelines/sql-connect";
 import type { ResolvedMonitor } from "../../../services/config/contract";
 import { checkReadings, mappingOf, registrationIsValid, statusAfterAck, statusesFor, statusWhileQueued } from "../../../services/pipelines/rules";
-import { arrayText, partitionDdl } from "../../../services/pipelines/readings.repo";
+import { partitionDdl } from "../../../services/pipelines/readings.repo";
+import { arrayText } from "../../../services/pipelines/sql";
 import { daysAround, daysOf, retentionPlan } from "../../../services/pipelines/storage";
 import { checkEdgeBody, leafKey } from "../../../services/pipelines/schemas";
 

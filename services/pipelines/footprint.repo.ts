@@ -1,7 +1,7 @@
 /**
- * The SQL of what a site's readings cost on disk (storage.ts, `GET /_config/storage`): per table
+ * The SQL of what a site's readings cost on disk (footprint.ts, `GET /_config/storage`): per table
  * its whole size (rows, indexes and TOAST: pg_total_relation_size) and each site's share of its
- * readings; storage.ts shares each table's bytes out by those counts.
+ * readings; footprint.ts shares each table's bytes out by those counts.
  */
 import type { Queryable } from "./sql";
 

@@ -1,10 +1,10 @@
-/** What a site's readings cost on disk (storage.ts; EXTENSIONS §7). */
+/** What a site's readings cost on disk (footprint.ts; docs/architecture.md, "The historian"). */
 import { MSG } from "./messages";
 import { EXAMPLE } from "./openapi";
 import type { Ctx, PipelinesActions } from "./pipelines.types";
-import { storageFigures } from "./storage";
+import { storageFigures } from "./footprint";
 
-export const storageActions: PipelinesActions = {
+export const footprintActions: PipelinesActions = {
   storage: {
     http: {
       routes: ["GET /_config/storage"],
