@@ -134,13 +134,21 @@ export async function dropMinuteRollups(tx: EntityManager, hours: HourOfSeries[]
   );
 }
 
-/** A series' chunks holding readings in [from, to], oldest first. */
-export async function chunksOfSeries(db: Queryable, monitor_id: string, tag_id: string, from: number, to: number): Promise<ChunkRow[]> {
+/** A series' chunks holding readings in any of the ranges ([from, to], ms), oldest first. */
+export async function chunksOfSeries(db: Queryable, monitor_id: string, tag_id: string, ranges: { from: number; to: number }[]): Promise<ChunkRow[]> {
+  if (ranges.length === 0) return [];
+  const params: unknown[] = [monitor_id, tag_id];
+  const overlaps = ranges
+    .map((r) => {
+      params.push(r.from, r.to);
+      const [from, to] = [`$${params.length - 1}::bigint`, `$${params.length}::bigint`];
+      return `(c.start <= ${to} AND c.start > ${from} - ${HOUR_MS} AND c.last_ts >= ${from} AND c.first_ts <= ${to})`;
+    })
+    .join(" OR ");
   const rows = (await db.query(
     `SELECT c.series_id, c.start, c.data FROM chunks c JOIN series s USING (series_id)
-      WHERE s.monitor_id = $1 AND s.tag_id = $2 AND c.start <= $4 AND c.start > $3::bigint - ${HOUR_MS} AND c.last_ts >= $3 AND c.first_ts <= $4
-      ORDER BY c.start`,
-    [monitor_id, tag_id, from, to],
+      WHERE s.monitor_id = $1 AND s.tag_id = $2 AND (${overlaps}) ORDER BY c.start`,
+    params,
   )) as ChunkRow[];
   return rows.map((r) => ({ ...r, start: Number(r.start) }));
 }

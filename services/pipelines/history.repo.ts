@@ -107,9 +107,7 @@ export async function historyParts(db: DataSource, monitor_id: string, tag_id: s
     const rows = selects.length ? ((await tx.query(selects.join(" UNION ALL "), params)) as { bucket: string; n: number; sum: number; min: number; max: number }[]) : [];
     const parts = rows.map((r) => ({ bucket: Number(r.bucket), n: r.n, sum: r.sum, min: r.min, max: r.max }));
     if (fromChunks.length === 0) return parts;
-    const from = Math.min(...fromChunks.map((x) => x.from));
-    const to = Math.max(...fromChunks.map((x) => x.to));
-    const compressed = readingsOfChunks(await chunksOfSeries(tx, monitor_id, tag_id, from, to), from, to);
+    const compressed = readingsOfChunks(await chunksOfSeries(tx, monitor_id, tag_id, fromChunks), -Infinity, Infinity);
     return parts.concat(partsOf(compressed, fromChunks, bucket));
   });
 }
@@ -143,7 +141,7 @@ export async function rawReadings(db: DataSource, monitor_id: string, tag_id: st
         ORDER BY ts, batch_id, idx LIMIT $5`,
       [monitor_id, tag_id, r.from, r.to, limit],
     )) as { ts: number; value: number }[];
-    const chunks = await chunksOfSeries(tx, monitor_id, tag_id, r.from, r.to);
+    const chunks = await chunksOfSeries(tx, monitor_id, tag_id, [r]);
     if (chunks.length === 0) return raw;
     const all = mergeReadings(readingsOfChunks(chunks, r.from, r.to), { timestamps: raw.map((x) => x.ts), values: raw.map((x) => x.value) });
     const n = Math.min(limit, all.timestamps.length);
