@@ -3,7 +3,7 @@
  * the raw readings a compression takes out of `readings`, the chunks (one row per series and
  * hour), and what reads and retention ask of them.
  */
-import type { EntityManager } from "typeorm";
+import type { DataSource, EntityManager } from "typeorm";
 import type { ChunkSummary } from "../../lib/historian/codec";
 import { HOUR_MS } from "../../lib/time";
 import { arrayText, rowsOf, type Queryable } from "./sql";
@@ -134,6 +134,11 @@ export async function dropMinuteRollups(tx: EntityManager, hours: HourOfSeries[]
   );
 }
 
+/** Vacuums the minute rollups (skipping it while another holds the table), outside any transaction. */
+export async function vacuumMinuteRollups(db: DataSource): Promise<void> {
+  await db.query(`VACUUM (SKIP_LOCKED) reading_minutes`);
+}
+
 /** A series' chunks holding readings in any of the ranges ([from, to], ms), oldest first. */
 export async function chunksOfSeries(db: Queryable, monitor_id: string, tag_id: string, ranges: { from: number; to: number }[]): Promise<ChunkRow[]> {
   if (ranges.length === 0) return [];
@@ -215,4 +220,38 @@ export async function putMinuteRollups(tx: EntityManager, rows: MinuteRollup[]):
      ON CONFLICT (monitor_id, tag_id, start) DO UPDATE SET n = excluded.n, sum = excluded.sum, min = excluded.min, max = excluded.max`,
     [col("monitor_id"), col("tag_id"), col("start"), col("site_id"), col("n"), col("sum"), col("min"), col("max")],
   );
+}
+
+/** The raw readings' day partitions ending at or before `cutoff` that still take pages (more than an empty table and index). */
+export async function fullDayPartitions(db: Queryable, cutoff: number): Promise<string[]> {
+  const rows = (await db.query(
+    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'readings'::regclass AND pg_total_relation_size(c.oid) > 65536`,
+  )) as { name: string; bound: string }[];
+  return rows
+    .filter((r) => {
+      const to = /TO \('([^']+)'\)/.exec(r.bound)?.[1];
+      return to !== undefined && Date.parse(to) <= cutoff;
+    })
+    .map((r) => r.name);
+}
+
+/**
+ * Empties a day partition whose readings all went into chunks, giving its pages and its index's
+ * back at once (a DELETE leaves the index its full size until the day is dropped). Under an
+ * exclusive lock, so no late reading can arrive between the check and the truncation: one that
+ * is there already keeps the partition for the next run. The lock is waited for briefly only
+ * (readers and late inserts queue behind a waiting lock). Answers whether it emptied it.
+ */
+export async function truncateIfEmpty(tx: EntityManager, partition: string): Promise<boolean> {
+  await tx.query(`SET LOCAL lock_timeout = '200ms'`);
+  try {
+    await tx.query(`LOCK TABLE ${partition} IN ACCESS EXCLUSIVE MODE`);
+  } catch {
+    return false;
+  }
+  const [row] = (await tx.query(`SELECT EXISTS (SELECT 1 FROM ${partition}) AS has`)) as { has: boolean }[];
+  if (row?.has) return false;
+  await tx.query(`TRUNCATE ${partition}`);
+  return true;
 }

@@ -11,6 +11,8 @@
  * - Within a series, readings are kept in the raw reads' order: time, then batch and place in it;
  *   a late reading at an instant the chunk already has comes after the chunk's.
  * - A compressed hour's minute rollups are dropped: history.repo.ts reads its minutes from the chunk.
+ * - A day partition of raw readings left empty is truncated: deleted rows leave their index at
+ *   its full size until retention drops the day, which would cost more than the chunks.
  */
 import type { DataSource, EntityManager } from "typeorm";
 import { decodeChunk, encodeChunk, summarizeChunk } from "../../lib/historian/codec";
@@ -67,6 +69,12 @@ export async function compressReadings(db: DataSource, now: number, afterMs: num
     const done = await db.transaction((tx) => compressRound(tx, due.slice(i, i + HOURS_PER_ROUND), cutoff));
     if (done < 0) break;
     written += done;
+  }
+  // The minute rollups of what was compressed were deleted: their pages go back now, not at autovacuum's next turn.
+  if (written > 0) await repo.vacuumMinuteRollups(db);
+  // A day wholly compressed: its partition emptied at once (chunks.repo.ts truncateIfEmpty).
+  for (const partition of await repo.fullDayPartitions(db, cutoff)) {
+    await db.transaction((tx) => repo.truncateIfEmpty(tx, partition)).catch(() => false);
   }
   return written;
 }
