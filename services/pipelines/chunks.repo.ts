@@ -241,7 +241,10 @@ export async function fullDayPartitions(db: Queryable, cutoff: number): Promise<
  * back at once (a DELETE leaves the index its full size until the day is dropped). Under an
  * exclusive lock, so no late reading can arrive between the check and the truncation: one that
  * is there already keeps the partition for the next run. The lock is waited for briefly only
- * (readers and late inserts queue behind a waiting lock). Answers whether it emptied it.
+ * (readers and late inserts queue behind a waiting lock). A reading snapshot older than the
+ * compression cannot miss the rows truncated away: every read of history.repo.ts touches the
+ * partitions of its range in its first statement, so it holds them until it ends and the
+ * truncation waits (and gives up). Answers whether it emptied it.
  */
 export async function truncateIfEmpty(tx: EntityManager, partition: string): Promise<boolean> {
   await tx.query(`SET LOCAL lock_timeout = '200ms'`);

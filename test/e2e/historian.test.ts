@@ -136,6 +136,16 @@ describe("the historian", () => {
     const written = await compress();
     expect(written).toBe(2 * 24 + 2 * 24 + 6);
     expect(await counts()).toEqual({ raw: 0, compressed: before.raw, hours: before.hours });
+    // A day partition wholly compressed is emptied, its index too (a delete would leave the index its size).
+    const parts = (
+      await pg.query(
+        `SELECT pg_total_relation_size(c.oid)::int AS bytes, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'pipelines.readings'::regclass`,
+      )
+    ).rows as { bytes: number; bound: string }[];
+    const past = parts.filter((p) => Date.parse(/TO \('([^']+)'\)/.exec(p.bound)![1]!) <= Math.floor((Date.now() - HOUR) / HOUR) * HOUR);
+    expect(past.length).toBeGreaterThan(0);
+    expect(past.map((p) => p.bytes <= 65536)).toEqual(past.map(() => true));
     // Minute rollups of compressed hours are gone: the chunks answer them.
     expect((await pg.query(`SELECT count(*)::int AS n FROM pipelines.reading_minutes`)).rows[0].n).toBe(0);
 
