@@ -35,7 +35,6 @@ export interface ChunkRow {
 
 /** A reading's time back in epoch ms, as history.repo.ts reads it. */
 const MS = `round(extract(epoch FROM ts) * 1000)::float8`;
-const HOUR_OF = `(floor(extract(epoch FROM ts) * 1000 / ${HOUR_MS}) * ${HOUR_MS})::float8`;
 
 /**
  * One replica compresses at a time (the lock is the transaction's): two compressing the same hour
@@ -46,15 +45,23 @@ export async function claimCompression(tx: EntityManager): Promise<boolean> {
   return row?.ok === true;
 }
 
-/** The series' hours with raw readings before `cutoff` (an hour's start), oldest first. */
+/** The series' hours marked as holding raw readings (history.repo.ts's fold marks them), before `cutoff`, oldest first. */
 export async function hoursDue(db: Queryable, cutoff: number): Promise<HourOfSeries[]> {
-  const rows = (await db.query(
-    `SELECT monitor_id, tag_id, min(site_id::text) AS site_id, ${HOUR_OF} AS start
-       FROM readings WHERE ts < to_timestamp($1::float8 / 1000)
-      GROUP BY monitor_id, tag_id, 4 ORDER BY 4, 1, 2`,
-    [cutoff],
-  )) as HourOfSeries[];
+  const rows = (await db.query(`SELECT monitor_id, tag_id, site_id, start::float8 AS start FROM compress_due WHERE start < $1 ORDER BY start, monitor_id, tag_id`, [
+    cutoff,
+  ])) as HourOfSeries[];
   return rows.map((r) => ({ ...r, start: Number(r.start) }));
+}
+
+/**
+ * Takes the hours' marks, first in the compression's transaction: a fold marking one of them
+ * again meanwhile (a late reading) waits for this transaction and marks it anew for the next run.
+ */
+export async function unmarkHours(tx: EntityManager, hours: HourOfSeries[]): Promise<void> {
+  await tx.query(
+    `DELETE FROM compress_due d USING unnest($1::uuid[], $2::text[], $3::bigint[]) AS h(m, g, s) WHERE d.monitor_id = h.m AND d.tag_id = h.g AND d.start = h.s`,
+    [`{${hours.map((h) => h.monitor_id).join(",")}}`, `{${hours.map((h) => arrayText(h.tag_id)).join(",")}}`, `{${hours.map((h) => h.start).join(",")}}`],
+  );
 }
 
 /** The series ids of these monitors' tags, made where missing. */
@@ -127,6 +134,7 @@ export async function deleteChunks(tx: EntityManager, keys: { series_id: number;
  * row a minute they would cost more than the chunk itself.
  */
 export async function dropMinuteRollups(tx: EntityManager, hours: HourOfSeries[]): Promise<void> {
+  if (hours.length === 0) return;
   await tx.query(
     `DELETE FROM reading_minutes m USING unnest($1::uuid[], $2::text[], $3::bigint[]) AS h(mo, g, s)
       WHERE m.monitor_id = h.mo AND m.tag_id = h.g AND m.start >= h.s AND m.start < h.s + ${HOUR_MS}`,

@@ -3,7 +3,8 @@
  * HISTORY_COMPRESS_AFTER move out of the raw `readings` rows into one chunk per series and hour,
  * encoded by lib/historian/codec.ts, lossless to the float64 and the millisecond.
  *
- * - The compression job takes whole hours that ended before the cutoff: their raw rows are deleted
+ * - The compression job takes whole hours that ended before the cutoff, as the rollups' fold marked
+ *   them (`compress_due`: no scan of the raw readings to find them): their raw rows are deleted
  *   and their chunk written in one transaction, so a read (one snapshot: history.repo.ts) sees each
  *   reading once, raw or compressed, never both or neither.
  * - A reading that arrives late for a compressed hour is stored raw like any other and read beside
@@ -81,6 +82,7 @@ export async function compressReadings(db: DataSource, now: number, afterMs: num
 
 async function compressRound(tx: EntityManager, hours: HourOfSeries[], cutoff: number): Promise<number> {
   if (!(await repo.claimCompression(tx))) return -1;
+  await repo.unmarkHours(tx, hours);
   const ids = await repo.seriesIds(tx, hours);
   const taken = await repo.takeRaw(tx, hours, cutoff);
   const bySeriesHour = new Map<string, TakenReading[]>();
@@ -104,7 +106,12 @@ async function compressRound(tx: EntityManager, hours: HourOfSeries[], cutoff: n
     writes.push({ series_id, start, summary: summarizeChunk(all.timestamps, all.values), data: encodeChunk(all.timestamps, all.values) });
   }
   await repo.upsertChunks(tx, writes);
-  await repo.dropMinuteRollups(tx, hours);
+  // Only hours that now have a chunk: a mark whose raw readings retention took leaves its minutes (rollups outlive readings).
+  const written = new Set(writes.map((w) => `${w.series_id}:${w.start}`));
+  await repo.dropMinuteRollups(
+    tx,
+    hours.filter((h) => written.has(`${ids.get(repo.seriesKey(h.monitor_id, h.tag_id))}:${h.start}`)),
+  );
   return writes.length;
 }
 

@@ -38,6 +38,11 @@ const foldInto = (table: "reading_minutes" | "reading_hours", size: number): str
    ON CONFLICT (monitor_id, tag_id, start) DO UPDATE SET
      n = x.n + excluded.n, sum = x.sum + excluded.sum, min = LEAST(x.min, excluded.min), max = GREATEST(x.max, excluded.max)`;
 
+/** The hours the folded readings fall in, marked for the historian's compression (chunks.ts), in key order. */
+const MARK_DUE = `INSERT INTO compress_due (monitor_id, tag_id, start, site_id)
+   SELECT m, g, s - s % ${HOUR_MS}, min(site::text)::uuid FROM parts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+   ON CONFLICT DO NOTHING`;
+
 /**
  * Folds up to FOLD_BATCHES staged batches into the minute and hour rollups and deletes them, in
  * one statement (one transaction): each batch is folded exactly once, whichever replica claims it
@@ -53,7 +58,8 @@ export async function foldStagedRollups(db: DataSource): Promise<number> {
        SELECT c.site_id AS site, p.* FROM claimed c,
          unnest(c.monitor_ids, c.tag_ids, c.starts, c.ns, c.sums, c.mins, c.maxes) AS p(m, g, s, n, total, lo, hi)),
      minutes AS (${foldInto("reading_minutes", MINUTE_MS)}),
-     hours AS (${foldInto("reading_hours", HOUR_MS)})
+     hours AS (${foldInto("reading_hours", HOUR_MS)}),
+     due AS (${MARK_DUE})
      SELECT count(*)::int AS folded FROM claimed`,
     [FOLD_BATCHES],
   )) as { folded: number }[];

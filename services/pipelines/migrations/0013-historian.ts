@@ -29,4 +29,18 @@ export const historian = sqlMigration("PipelinesHistorian1767250000500", [
      PRIMARY KEY (series_id, start)
    )`,
   `ALTER TABLE chunks ALTER COLUMN data SET STORAGE EXTERNAL`,
+  // The hours with raw readings, marked by the rollups' fold (history.repo.ts): the compression
+  // job reads this small table instead of scanning the raw readings for what is due.
+  `CREATE TABLE compress_due (
+     monitor_id  uuid NOT NULL,
+     tag_id      text NOT NULL,
+     start       bigint NOT NULL,
+     site_id     uuid NOT NULL,
+     PRIMARY KEY (monitor_id, tag_id, start)
+   )`,
+  `CREATE INDEX compress_due_start ON compress_due (start)`,
+  `INSERT INTO compress_due (monitor_id, tag_id, start, site_id)
+     SELECT monitor_id, tag_id, h, min(site_id::text)::uuid
+       FROM (SELECT monitor_id, tag_id, site_id, (floor(extract(epoch FROM ts) * 1000 / 3600000) * 3600000)::bigint AS h FROM readings) r
+      GROUP BY 1, 2, 3`,
 ]);
