@@ -3,6 +3,7 @@ import { arr, measured, nullable, obj, str, type JsonSchema } from "../../lib/op
 import type { FieldDoc } from "../../lib/operations";
 
 const COLORS = ["green", "yellow", "orange", "red", "grey"];
+const ZONE = { type: ["string", "null"], enum: ["A", "B", "C", "D", null] } as const;
 const AMPLITUDE = "the tag's unit (velocity mm/s, acceleration g)";
 
 const text = (description: string, example?: unknown): JsonSchema => ({
@@ -33,6 +34,7 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
       "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
     ),
     Timestamp: { ...str, format: "date-time", description: "time of the newest of those spectra, ISO 8601 in UTC" },
+    zone: { ...ZONE, description: "the worst ISO 20816-3 zone of the monitor's velocity tags (the severity read); null without one" },
   }),
   MonitorValues: {
     ...obj({ timestamp: { ...measured("integer", "epoch ms", "time of the newest value; null without one"), type: ["integer", "null"] } }),
@@ -71,6 +73,33 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
     event_status: text("the open event's status; empty without one", "Under Investigation"),
     event_label: text("what opened the event; empty without one", "Pump 1 DE bearing velocity_rms above warning threshold"),
     event_assignee: text("who handles the event; empty when nobody does"),
+    zone: { ...ZONE, description: "the worst ISO 20816-3 zone of the asset's velocity tags (the severity read); null without one" },
+  }),
+  CmSeverity: obj({
+    standard: text("the standard the zones are of", "ISO 20816-3"),
+    machine_group: { type: "integer", enum: [1, 2], description: "1 large (300 kW to 50 MW), 2 medium (15 kW to 300 kW): the asset's machine_group, else 1 from kw 300 up, else 2" },
+    foundation: { ...str, enum: ["rigid", "flexible"], description: "the asset's foundation, else rigid" },
+    boundaries: {
+      ...obj({
+        ab: measured("number", "mm/s", "upper limit of zone A"),
+        bc: measured("number", "mm/s", "upper limit of zone B"),
+        cd: measured("number", "mm/s", "upper limit of zone C"),
+      }),
+      description: "the standard's zone boundaries for that group and foundation",
+    },
+    tags: {
+      ...arr(
+        obj({
+          monitor_id: { ...str, format: "uuid" },
+          tag: text("the velocity tag's name", "velocity_rms"),
+          value: { ...nullable("number"), "x-unit": "mm/s", description: "the tag's latest value (RMS); null without one" },
+          zone: { ...ZONE, description: "the value's zone; a value on a boundary is in the upper zone; null without a value" },
+          timestamp: { ...measured("integer", "epoch ms", "time of the value; null without one"), type: ["integer", "null"] },
+        }),
+      ),
+      description: "each velocity tag (tag_unit mm/s) of the asset's condition monitors",
+    },
+    zone: { ...ZONE, description: "the worst of the tags' zones; null without one" },
   }),
 };
 
@@ -136,6 +165,7 @@ export const EXAMPLES = {
       monitor_name: "Pump 1 DE bearing",
       summary: "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
       Timestamp: "2026-01-01T00:00:00.000Z",
+      zone: "C",
     },
   ],
   timestamps: [CAPTURE_MS, CAPTURE_MS + 3_600_000],
@@ -160,5 +190,14 @@ export const EXAMPLES = {
     event_status: "Under Investigation",
     event_label: "Pump 1 DE bearing velocity_rms above caution threshold",
     event_assignee: "",
+    zone: "C",
+  },
+  severity: {
+    standard: "ISO 20816-3",
+    machine_group: 2,
+    foundation: "rigid",
+    boundaries: { ab: 1.4, bc: 2.8, cd: 4.5 },
+    tags: [{ monitor_id: MONITOR_ID, tag: "velocity_rms", value: 4.2, zone: "C", timestamp: CAPTURE_MS }],
+    zone: "C",
   },
 };

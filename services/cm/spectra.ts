@@ -12,7 +12,8 @@ import { findPeaks, fundamentalFrequency } from "./peaks";
 import type { CmPort } from "./port";
 import * as spectra from "./spectra.repo";
 import { amplitudeSpectrum, decodeAmplitudes, encodeAmplitudes } from "./spectrum";
-import { diagnoseMonitor, peaksView, rotatingSpeedOf, spectrumView } from "./views";
+import * as latestValues from "./latest-values.repo";
+import { diagnoseMonitor, peaksView, rotatingSpeedOf, severityView, spectrumView } from "./views";
 
 /** The answer header naming the time (epoch ms) of the capture a peaks or spectrum read answers with. */
 export const CAPTURE_TIMESTAMP_HEADER = "X-Capture-Timestamp";
@@ -81,11 +82,14 @@ export async function faultSummary(port: CmPort, asset_id: string) {
   const asset = await port.config.visibleAsset(asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId);
   const monitors = await port.config.resolveMonitors(await port.config.monitorIds({ asset_id: asset.asset_id }));
-  const latest = await spectra.latestSpectra(port.db, [...monitors.keys()]);
+  const ids = [...monitors.keys()];
+  const [latest, values] = await Promise.all([spectra.latestSpectra(port.db, ids), latestValues.latestOfMonitors(port.db, ids)]);
   return [...monitors.values()]
-    .map((m) => diagnoseMonitor(m, latest.filter((s) => s.monitor_id === m.monitor_id)))
-    .filter((d) => d !== undefined)
-    .map(({ monitor_name, summary, Timestamp }) => ({ monitor_name, summary, Timestamp }));
+    .map((m) => {
+      const d = diagnoseMonitor(m, latest.filter((s) => s.monitor_id === m.monitor_id));
+      return d && { monitor_name: d.monitor_name, summary: d.summary, Timestamp: d.Timestamp, zone: severityView({ ...asset.attributes }, [m], values).zone };
+    })
+    .filter((d) => d !== undefined);
 }
 
 /** Op 69: the capture's spectrum, one point a bin, its peaks flagged. */

@@ -1,6 +1,7 @@
 /**
  * The shapes of the /_cm operations, built from cm's rows and config's names. Pure.
  */
+import { isVelocityUnit, ISO_20816_3, machineClassOf, worstZone, zoneBoundaries, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
 import type { MonitorTag, ResolvedMonitor } from "../config/contract";
 import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
@@ -130,12 +131,50 @@ export function eventLabel(cause: NonNullable<AssetEvaluation["cause"]>): string
   return `${cause.monitor_name} ${cause.tag_name} above ${limit} threshold`;
 }
 
+/** A velocity tag of ISO 20816-3: a condition monitor's tag in mm/s (RMS, 10-1000 Hz). */
+export const isVelocityTag = (monitor: Pick<ResolvedMonitor, "monitor_type">, tag: Pick<MonitorTag, "tag_unit">): boolean =>
+  monitor.monitor_type === "condition-monitor" && isVelocityUnit(tag.tag_unit);
+
+export interface VelocityZone {
+  monitor_id: string;
+  /** The tag's name, as op 71 keys its values. */
+  tag: string;
+  value: number | null;
+  zone: Zone | null;
+  /** Epoch ms of the reading; null without one. */
+  timestamp: number | null;
+}
+
+/** Each velocity tag of the monitors with its latest value and zone (null without a reading). */
+export function velocityZones(monitors: ResolvedMonitor[], latest: LatestValue[], bounds: ZoneBoundaries): VelocityZone[] {
+  return monitors.flatMap((m) =>
+    tagReadings(m, latest)
+      .filter((r) => isVelocityTag(m, r.tag))
+      .map((r) => ({
+        monitor_id: m.monitor_id,
+        tag: r.tag.tag_name,
+        value: r.value ? r.value.value : null,
+        zone: r.value ? zoneOf(r.value.value, bounds) : null,
+        timestamp: r.value ? r.value.ts : null,
+      })),
+  );
+}
+
+/** The zone of each velocity tag of an asset's monitors and the worst of them. */
+export function severityView(attributes: Record<string, unknown>, monitors: ResolvedMonitor[], latest: LatestValue[]) {
+  const machine = machineClassOf(attributes);
+  const boundaries = zoneBoundaries(machine);
+  const tags = velocityZones(monitors, latest, boundaries);
+  return { standard: ISO_20816_3, ...machine, boundaries, tags, zone: worstZone(tags.map((t) => t.zone)) };
+}
+
 /** Op 73: event fields are empty strings, and asset_status too, when the asset has no open event. */
 export function assetView(
   asset: { asset_id: string; asset_name: string },
   status: AssetStatus,
   event: EventRow | undefined,
   faults: string[],
+  zone: Zone | null,
 ) {
   return {
     asset_id: asset.asset_id,
@@ -148,5 +187,6 @@ export function assetView(
     event_status: event?.event_status ?? "",
     event_label: event?.event_label ?? "",
     event_assignee: event?.event_assignee ?? "",
+    zone,
   };
 }

@@ -176,6 +176,8 @@ describe("fault summary (op 68)", () => {
         monitor_name: "P-101 DE bearing",
         summary: expect.stringMatching(/^Unbalance: 1x running speed dominant at 25\.0 Hz \(order 1\.00\), amplitude (1\.9\d\d|2\.0\d\d)$/),
         Timestamp: new Date(TS).toISOString(),
+        // No velocity reading yet: no ISO 20816-3 zone.
+        zone: null,
       },
     ]);
   });
@@ -217,6 +219,7 @@ describe("latest values, colours, status and events (ops 71-74)", () => {
       event_status: "",
       event_label: "",
       event_assignee: "",
+      zone: null,
     });
   });
 
