@@ -78,7 +78,14 @@ export function worstZone(zones: Iterable<Zone | null>): Zone | null {
   return worst;
 }
 
-export const isVelocityUnit = (unit: string | null | undefined): boolean => (unit ?? "").trim() === VELOCITY_UNIT;
+/** A velocity tag: a condition monitor's tag in mm/s (RMS, 10-1000 Hz), the one a zone is read from. */
+export const isVelocityTag = (monitor_type: string, tag_unit: string | null | undefined): boolean =>
+  monitor_type === "condition-monitor" && (tag_unit ?? "").trim() === VELOCITY_UNIT;
+
+/** The lowest velocity (mm/s) of a zone. */
+export function zoneFloor(zone: Zone, b: ZoneBoundaries): number {
+  return zone === "A" ? 0 : zone === "B" ? b.ab : zone === "C" ? b.bc : b.cd;
+}
 
 /** `zone:C` (a watcher's threshold) read as its zone; undefined for any other text. */
 export function zoneThreshold(threshold: string): Zone | undefined {

@@ -1,7 +1,7 @@
 /**
  * The shapes of the /_cm operations, built from cm's rows and config's names. Pure.
  */
-import { isVelocityUnit, ISO_20816_3, machineClassOf, worstZone, zoneBoundaries, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
+import { isVelocityTag, ISO_20816_3, machineClassOf, worstZone, zoneBoundaries, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
 import type { MonitorTag, ResolvedMonitor } from "../config/contract";
 import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
@@ -131,10 +131,6 @@ export function eventLabel(cause: NonNullable<AssetEvaluation["cause"]>): string
   return `${cause.monitor_name} ${cause.tag_name} above ${limit} threshold`;
 }
 
-/** A velocity tag of ISO 20816-3: a condition monitor's tag in mm/s (RMS, 10-1000 Hz). */
-export const isVelocityTag = (monitor: Pick<ResolvedMonitor, "monitor_type">, tag: Pick<MonitorTag, "tag_unit">): boolean =>
-  monitor.monitor_type === "condition-monitor" && isVelocityUnit(tag.tag_unit);
-
 export interface VelocityZone {
   monitor_id: string;
   /** The tag's name, as op 71 keys its values. */
@@ -149,7 +145,7 @@ export interface VelocityZone {
 export function velocityZones(monitors: ResolvedMonitor[], latest: LatestValue[], bounds: ZoneBoundaries): VelocityZone[] {
   return monitors.flatMap((m) =>
     tagReadings(m, latest)
-      .filter((r) => isVelocityTag(m, r.tag))
+      .filter((r) => isVelocityTag(m.monitor_type, r.tag.tag_unit))
       .map((r) => ({
         monitor_id: m.monitor_id,
         tag: r.tag.tag_name,
