@@ -1,5 +1,5 @@
 /** The resources cm answers with, and the docs of its fields (the resources are announced in the service's `openapi` setting). */
-import { arr, measured, nullable, obj, str, type JsonSchema } from "../../lib/openapi-schema";
+import { arr, int, measured, nullable, obj, str, type JsonSchema } from "../../lib/openapi-schema";
 import type { FieldDoc } from "../../lib/operations";
 
 const COLORS = ["green", "yellow", "orange", "red", "grey"];
@@ -21,6 +21,15 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
       "Hz",
       "running speed: the asset's rotating_speed (RPM) / 60 when set, else the largest peak below 100 Hz; 0 when neither",
     ),
+    bearing: {
+      ...obj({
+        defect: { ...str, enum: ["BPFO", "BPFI", "BSF", "FTF"], description: "the bearing defect frequency the peak matches (from the monitor's specs.bearing)" },
+        order: measured("number", "orders", "the peak's frequency / running speed"),
+        harmonic: { ...int, description: "1: the defect frequency itself; k: its k-th harmonic" },
+        sidebands: { ...arr(measured("number", "Hz", "a sideband's frequency")), description: "the peaks beside it at ± 1x (BPFI) or ± FTF (BSF)" },
+      }),
+      description: "only on a peak that matches a bearing defect (or a harmonic of it); absent otherwise",
+    },
   }),
   SpectrumPoint: obj({
     freq: measured("number", "Hz", "the bin's frequency, from 0 to half the sample rate"),
@@ -35,6 +44,16 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
     ),
     Timestamp: { ...str, format: "date-time", description: "time of the newest of those spectra, ISO 8601 in UTC" },
     zone: { ...ZONE, description: "the worst ISO 20816-3 zone of the monitor's velocity tags (the severity read); null without one" },
+    evidence: {
+      ...obj({
+        peak_hz: measured("number", "Hz", "the peak that matches the defect frequency"),
+        harmonics: { ...arr(measured("number", "Hz", "a harmonic's frequency")), description: "its harmonics found (2x to 5x)" },
+        sidebands: { ...arr(measured("number", "Hz", "a sideband's frequency")), description: "sidebands found beside it and its harmonics: ± 1x (BPFI), ± FTF (BSF)" },
+        strength: { ...str, enum: ["strong", "weak"], description: "weak: one matching peak without harmonic or sideband, not named as a fault" },
+      }),
+      type: ["object", "null"],
+      description: "the evidence of the leading bearing finding of the latest spectra (strong before weak, then the larger peak); null without one",
+    },
   }),
   MonitorValues: {
     ...obj({ timestamp: { ...measured("integer", "epoch ms", "time of the newest value; null without one"), type: ["integer", "null"] } }),
@@ -166,6 +185,7 @@ export const EXAMPLES = {
       summary: "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
       Timestamp: "2026-01-01T00:00:00.000Z",
       zone: "C",
+      evidence: null,
     },
   ],
   timestamps: [CAPTURE_MS, CAPTURE_MS + 3_600_000],

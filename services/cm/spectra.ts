@@ -13,7 +13,7 @@ import type { CmPort } from "./port";
 import * as spectra from "./spectra.repo";
 import { amplitudeSpectrum, decodeAmplitudes, encodeAmplitudes } from "./spectrum";
 import * as latestValues from "./latest-values.repo";
-import { diagnoseMonitor, peaksView, rotatingSpeedOf, severityView, spectrumView } from "./views";
+import { bearingMatches, diagnoseMonitor, peaksView, rotatingSpeedOf, severityView, spectrumView } from "./views";
 
 /** The answer header naming the time (epoch ms) of the capture a peaks or spectrum read answers with. */
 export const CAPTURE_TIMESTAMP_HEADER = "X-Capture-Timestamp";
@@ -74,7 +74,8 @@ export async function capturePeaks(port: CmPort, params: CaptureParams) {
   if (monitor.asset_id && !monitor.asset_attributes) throw new DomainError(400, MSG.invalidAssetId);
   const s = await captureOf(port, params, monitor.monitor_id);
   if (!s) return [];
-  return peaksView(s.peaks, fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor)));
+  const f1 = fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor));
+  return peaksView(s.peaks, f1, bearingMatches(s.peaks, f1, s.df, s.sample_rate_hz / 2, monitor.specs));
 }
 
 /** Op 68: per monitor of the asset with captures, the faults its latest spectra show. */
@@ -87,7 +88,8 @@ export async function faultSummary(port: CmPort, asset_id: string) {
   return [...monitors.values()]
     .map((m) => {
       const d = diagnoseMonitor(m, latest.filter((s) => s.monitor_id === m.monitor_id));
-      return d && { monitor_name: d.monitor_name, summary: d.summary, Timestamp: d.Timestamp, zone: severityView({ ...asset.attributes }, [m], values).zone };
+      const zone = severityView({ ...asset.attributes }, [m], values).zone;
+      return d && { monitor_name: d.monitor_name, summary: d.summary, Timestamp: d.Timestamp, zone, evidence: d.evidence };
     })
     .filter((d) => d !== undefined);
 }

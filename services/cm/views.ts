@@ -3,7 +3,7 @@
  */
 import { isVelocityTag, ISO_20816_3, machineClassOf, worstZone, zoneBoundaries, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
 import type { MonitorTag, ResolvedMonitor } from "../config/contract";
-import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
+import { bearingFindings, bearingGeometryOf, diagnose, leadingFinding, summaryLines, type BearingEvidence, type BearingFinding, type BearingMatch, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
 import type { EventRow } from "./events.repo";
 import type { LatestValue } from "./latest-values.repo";
@@ -23,9 +23,33 @@ export function spectrumView(amplitudes: ArrayLike<number>, df: number, peaks: P
   return out;
 }
 
-export function peaksView(peaks: Peak[], fundamental: number) {
-  return peaks.map((p) => ({ freq: freqOf(p.freq), tag_value: valueOf(p.amplitude), fundamental_freq: freqOf(fundamental) }));
+/** Op 67's items; a peak that matches a bearing defect says which (`bearing`), the others are as before. */
+export function peaksView(peaks: Peak[], fundamental: number, matches: ReadonlyMap<number, BearingMatch> = new Map()) {
+  return peaks.map((p) => {
+    const m = matches.get(p.bin);
+    const item = { freq: freqOf(p.freq), tag_value: valueOf(p.amplitude), fundamental_freq: freqOf(fundamental) };
+    return m ? { ...item, bearing: { defect: m.defect, order: orderOf(m.order), harmonic: m.harmonic, sidebands: m.sidebands.map(freqOf) } } : item;
+  });
 }
+
+/** Orders to 4 decimals: a 0.01% reading of a ratio, more than any speed is known to. */
+const orderOf = (order: number): number => Math.round(order * 1e4) / 1e4;
+
+/** Every peak that makes one of the bearing findings, by bin (the first defect a peak matches). */
+export function bearingMatches(peaks: Peak[], fundamental: number, df: number, maxFreq: number, specs: unknown): Map<number, BearingMatch> {
+  const out = new Map<number, BearingMatch>();
+  for (const f of bearingFindings({ peaks, fundamental, df, maxFreq, bearing: bearingGeometryOf(specs) })) {
+    for (const [bin, m] of f.matches) if (!out.has(bin)) out.set(bin, m);
+  }
+  return out;
+}
+
+const evidenceView = (e: BearingEvidence) => ({
+  peak_hz: freqOf(e.peak_hz),
+  harmonics: e.harmonics.map(freqOf),
+  sidebands: e.sidebands.map(freqOf),
+  strength: e.strength,
+});
 
 /** The asset's `rotating_speed` (RPM) when it is a positive number (or numeric text). */
 export function rotatingSpeedOf(monitor: Pick<ResolvedMonitor, "asset_attributes">): number | undefined {
@@ -39,6 +63,8 @@ export interface MonitorDiagnosis {
   summary: string;
   Timestamp: string;
   faults: Fault[];
+  /** The evidence of the leading bearing finding of the latest spectra (strong first); null without one. */
+  evidence: ReturnType<typeof evidenceView> | null;
 }
 
 /** Fault summary of a monitor from the latest spectrum of each of its (tag, axis). */
@@ -51,15 +77,24 @@ export function diagnoseMonitor(
   const bearing = bearingGeometryOf(monitor.specs);
   const lines: string[] = [];
   const faults: Fault[] = [];
+  const findings: BearingFinding[] = [];
   const sorted = [...spectra].sort((a, b) => a.tag.localeCompare(b.tag) || a.axis.localeCompare(b.axis));
   for (const s of sorted) {
-    const f1 = fundamentalFrequency(s.peaks, rpm);
-    const found = diagnose({ peaks: s.peaks, fundamental: f1, df: s.df, maxFreq: s.sample_rate_hz / 2, bearing });
+    const input = { peaks: s.peaks, fundamental: fundamentalFrequency(s.peaks, rpm), df: s.df, maxFreq: s.sample_rate_hz / 2, bearing };
+    const found = diagnose(input);
+    findings.push(...bearingFindings(input));
     faults.push(...found);
-    for (const line of summaryLines(found, s.peaks, f1)) lines.push(sorted.length > 1 ? `[${s.tag} ${s.axis}] ${line}` : line);
+    for (const line of summaryLines(found, s.peaks, input.fundamental)) lines.push(sorted.length > 1 ? `[${s.tag} ${s.axis}] ${line}` : line);
   }
   const latest = Math.max(...spectra.map((s) => s.ts));
-  return { monitor_name: monitor.monitor_name, summary: lines.join("\n"), Timestamp: new Date(latest).toISOString(), faults };
+  const lead = leadingFinding(findings);
+  return {
+    monitor_name: monitor.monitor_name,
+    summary: lines.join("\n"),
+    Timestamp: new Date(latest).toISOString(),
+    faults,
+    evidence: lead ? evidenceView(lead.evidence) : null,
+  };
 }
 
 export interface TagReading {

@@ -146,6 +146,6 @@ describe("zone in ops 68, 73 and 74", () => {
     const samples = Array.from({ length: 2048 }, (_, i) => Math.sin(2 * Math.PI * 25 * (i / 2048)));
     await t.node.broker.call("cm.ingest.waveform", { monitor_id: ids.m1, tag: "vibration", axis: "x", ts: TS, sample_rate_hz: 2048, samples });
     const res = await t.http<Record<string, unknown>[]>("GET", `/_cm/fft/_summary?asset_id=${ids.large}`);
-    expect(res.body).toEqual([{ monitor_name: "B-1 DE", summary: expect.any(String), Timestamp: new Date(TS).toISOString(), zone: "C" }]);
+    expect(res.body).toEqual([{ monitor_name: "B-1 DE", summary: expect.any(String), Timestamp: new Date(TS).toISOString(), zone: "C", evidence: null }]);
   });
 });
