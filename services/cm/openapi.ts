@@ -132,7 +132,7 @@ export const MONITOR_ID_FIELD: FieldDoc = { description: "the monitor's id", exa
 export const ASSET_ID_FIELD: FieldDoc = { description: "the asset's id", example: ASSET_ID };
 
 /** The query that names one capture: its monitor, tag, axis and time (exact, or the nearest one). */
-export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" | "nearest", FieldDoc> = {
+export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" | "nearest" | "envelope" | "band", FieldDoc> = {
   monitor_id: MONITOR_ID_FIELD,
   tag: { description: "the capture's tag, as the gateway sent it with the waveform", example: "velocity" },
   axis: { description: "the sensor axis of the capture", example: "x" },
@@ -146,6 +146,18 @@ export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" 
       "true: the capture of this tag and axis nearest to timestamp, before or after it (of two equally near, the earlier); " +
       "false or absent: only a capture at exactly timestamp. The time of the capture answered is in the X-Capture-Timestamp header (epoch ms)",
     example: "true",
+  },
+  envelope: {
+    description:
+      "true: the envelope spectrum instead (band-pass, Hilbert envelope, its spectrum), with the same peaks and bearing matching; " +
+      "[] for a capture stored before its samples were kept. The band used is in the X-Envelope-Band header (`<low>-<high>` Hz)",
+    example: "true",
+  },
+  band: {
+    description:
+      "with envelope=true: the band to demodulate, `<low>-<high>` in Hz up to half the sample rate; " +
+      "absent: one octave around the strongest resonance above 10x running speed",
+    example: "2400-4800",
   },
 };
 

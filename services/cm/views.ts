@@ -3,7 +3,7 @@
  */
 import { isVelocityTag, ISO_20816_3, machineClassOf, worstZone, zoneBoundaries, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
 import type { MonitorTag, ResolvedMonitor } from "../config/contract";
-import { bearingFindings, bearingGeometryOf, diagnose, leadingFinding, summaryLines, type BearingEvidence, type BearingFinding, type BearingMatch, type Fault } from "./faults";
+import { bearingFault, bearingFindings, bearingGeometryOf, diagnose, leadingFinding, summaryLines, type BearingEvidence, type BearingFinding, type BearingMatch, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
 import type { EventRow } from "./events.repo";
 import type { LatestValue } from "./latest-values.repo";
@@ -44,6 +44,8 @@ export function bearingMatches(peaks: Peak[], fundamental: number, df: number, m
   return out;
 }
 
+const isStrong = (f: BearingFinding): boolean => f.evidence.strength === "strong";
+
 const evidenceView = (e: BearingEvidence) => ({
   peak_hz: freqOf(e.peak_hz),
   harmonics: e.harmonics.map(freqOf),
@@ -70,24 +72,32 @@ export interface MonitorDiagnosis {
 /** Fault summary of a monitor from the latest spectrum of each of its (tag, axis). */
 export function diagnoseMonitor(
   monitor: ResolvedMonitor,
-  spectra: Omit<SpectrumRow, "amplitudes">[],
+  spectra: Omit<SpectrumRow, "amplitudes" | "waveform">[],
 ): MonitorDiagnosis | undefined {
   if (spectra.length === 0) return undefined;
   const rpm = rotatingSpeedOf(monitor);
   const bearing = bearingGeometryOf(monitor.specs);
   const lines: string[] = [];
   const faults: Fault[] = [];
-  const findings: BearingFinding[] = [];
+  const plain: BearingFinding[] = [];
+  const enveloped: BearingFinding[] = [];
   const sorted = [...spectra].sort((a, b) => a.tag.localeCompare(b.tag) || a.axis.localeCompare(b.axis));
   for (const s of sorted) {
     const input = { peaks: s.peaks, fundamental: fundamentalFrequency(s.peaks, rpm), df: s.df, maxFreq: s.sample_rate_hz / 2, bearing };
     const found = diagnose(input);
-    findings.push(...bearingFindings(input));
+    const inPlain = bearingFindings(input);
+    plain.push(...inPlain);
+    // A defect the envelope spectrum shows strong and the plain one does not: named, " (envelope)".
+    const inEnvelope = s.envelope ? bearingFindings({ ...input, peaks: s.envelope.peaks, df: s.envelope.df }) : [];
+    enveloped.push(...inEnvelope);
+    const strongInPlain = new Set(inPlain.filter(isStrong).map((f) => f.defect));
+    for (const f of inEnvelope) if (isStrong(f) && !strongInPlain.has(f.defect)) found.push(bearingFault(f, input.fundamental, " (envelope)"));
     faults.push(...found);
     for (const line of summaryLines(found, s.peaks, input.fundamental)) lines.push(sorted.length > 1 ? `[${s.tag} ${s.axis}] ${line}` : line);
   }
   const latest = Math.max(...spectra.map((s) => s.ts));
-  const lead = leadingFinding(findings);
+  // The plain spectrum's strong finding, else the envelope's, else the weak one of either.
+  const lead = [plain, enveloped, [...plain, ...enveloped]].map(leadingFinding).find((f, i) => f && (i === 2 || isStrong(f)));
   return {
     monitor_name: monitor.monitor_name,
     summary: lines.join("\n"),
