@@ -19,24 +19,47 @@ export interface Band {
   high: number;
 }
 
+/** Work buffers of one length (2N values each), kept: 3 MB a call at 65,536 samples is the GC's time otherwise. */
+interface Scratch {
+  dft: Float64Array;
+  analytic: Float64Array;
+  z: Float64Array;
+}
+const scratchCache = new Map<number, Scratch>();
+function scratchOf(n: number): Scratch {
+  let s = scratchCache.get(n);
+  if (!s) {
+    s = { dft: new Float64Array(2 * n), analytic: new Float64Array(2 * n), z: new Float64Array(2 * n) };
+    if (scratchCache.size > 8) scratchCache.clear();
+    scratchCache.set(n, s);
+  }
+  return s;
+}
+
 /** The envelope of the capture's [low, high] band. */
 export function envelopeOf(samples: ArrayLike<number>, sampleRateHz: number, band: Band): Float64Array {
   const n = samples.length;
   const x = samples instanceof Float64Array ? samples : Float64Array.from(samples);
-  const dft = realSignalDft(x);
+  const scratch = scratchOf(n);
+  const dft = realSignalDft(x, scratch.dft);
   const df = sampleRateHz / n;
   const half = Math.floor(n / 2);
   const from = Math.max(1, Math.ceil(band.low / df - 1e-9));
   const to = Math.min(half, Math.floor(band.high / df + 1e-9));
-  const analytic = new Float64Array(2 * n);
+  const analytic = scratch.analytic.fill(0);
   for (let k = from; k <= to; k++) {
     const gain = n % 2 === 0 && k === half ? 1 : 2;
     analytic[2 * k] = gain * dft[2 * k];
     analytic[2 * k + 1] = gain * dft[2 * k + 1];
   }
-  const z = inverseDft(analytic);
+  const z = inverseDft(analytic, scratch.z);
   const env = new Float64Array(n);
-  for (let i = 0; i < n; i++) env[i] = Math.hypot(z[2 * i], z[2 * i + 1]);
+  // sqrt(re² + im²), not Math.hypot: no overflow at vibration amplitudes, and 4x faster.
+  for (let i = 0; i < n; i++) {
+    const re = z[2 * i];
+    const im = z[2 * i + 1];
+    env[i] = Math.sqrt(re * re + im * im);
+  }
   return env;
 }
 

@@ -50,10 +50,8 @@ export function hannWindow(n: number): { w: Float64Array; sum: number } {
 const isPowerOfTwo = (n: number): boolean => n >= 2 && (n & (n - 1)) === 0;
 
 /** Bins 0..N/2 of the DFT of a real signal, interleaved re/im, for a power-of-two length. */
-function realDft(x: Float64Array): Float64Array {
-  const f = fftOf(x.length);
-  const out = new Float64Array(2 * x.length);
-  f.realTransform(out, x);
+function realDft(x: Float64Array, out: Float64Array = new Float64Array(2 * x.length)): Float64Array {
+  fftOf(x.length).realTransform(out, x);
   return out;
 }
 
@@ -132,28 +130,31 @@ function anyLengthDft(x: Float64Array): Float64Array {
   return anyLengthComplexDft(z);
 }
 
-/** The DFT of a real signal of any length, interleaved re/im; bins 0..floor(N/2) are filled (the others mirror them). */
-export function realSignalDft(x: Float64Array): Float64Array {
-  return isPowerOfTwo(x.length) ? realDft(x) : anyLengthDft(x);
+/**
+ * The DFT of a real signal of any length, interleaved re/im; bins 0..floor(N/2) are filled (the
+ * others mirror them). `out` (2N values): a buffer to reuse, taken for power-of-two lengths.
+ */
+export function realSignalDft(x: Float64Array, out?: Float64Array): Float64Array {
+  return isPowerOfTwo(x.length) ? realDft(x, out) : anyLengthDft(x);
 }
 
-/** The inverse DFT (1/N scaled) of N complex bins, interleaved re/im, for any N. */
-export function inverseDft(bins: Float64Array): Float64Array {
+/** The inverse DFT (1/N scaled) of N complex bins, interleaved re/im, for any N; `out` as realSignalDft's. */
+export function inverseDft(bins: Float64Array, out?: Float64Array): Float64Array {
   const n = bins.length / 2;
   if (isPowerOfTwo(n)) {
-    const out = new Float64Array(2 * n);
-    fftOf(n).inverseTransform(out, bins);
-    return out;
+    const result = out ?? new Float64Array(2 * n);
+    fftOf(n).inverseTransform(result, bins);
+    return result;
   }
   // ifft(X) = conj(fft(conj(X))) / N
   const conj = new Float64Array(bins);
   for (let k = 1; k < conj.length; k += 2) conj[k] = -conj[k];
-  const out = anyLengthComplexDft(conj);
-  for (let k = 0; k < out.length; k += 2) {
-    out[k] /= n;
-    out[k + 1] = -out[k + 1] / n;
+  const back = anyLengthComplexDft(conj);
+  for (let k = 0; k < back.length; k += 2) {
+    back[k] /= n;
+    back[k + 1] = -back[k + 1] / n;
   }
-  return out;
+  return back;
 }
 
 /** The amplitude spectrum of `samples` taken at `sampleRateHz`. Needs at least 2 samples. */
