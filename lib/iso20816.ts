@@ -2,7 +2,7 @@
  * Vibration severity zones of ISO 20816-3:2022 (industrial machines above 15 kW, 120 to
  * 30,000 RPM), broadband velocity in mm/s RMS over 10-1000 Hz: zone A (newly commissioned), B
  * (unrestricted long-term operation), C (restricted operation), D (damage may occur).
- * The zone boundaries are the standard's Table A.1, as docs/extensions §9 lists them. Pure:
+ * The zone boundaries are the standard's Table A.1 (docs/api-tour.md, "Severity"). Pure:
  * used by cm's severity read and by alerting's `zone:` conditions.
  */
 

@@ -1,6 +1,6 @@
 import { machineClassOf, worstZone, zoneBoundaries, zoneOf, zoneThreshold, type Foundation, type MachineGroup } from "../../../lib/iso20816";
 
-/** ISO 20816-3 Table A.1 (docs: EXTENSIONS §9), written out here rather than read from the module. */
+/** ISO 20816-3 Table A.1 (docs/api-tour.md, "Severity"), written out here rather than read from the module. */
 const TABLE: [MachineGroup, Foundation, number, number, number][] = [
   [2, "rigid", 1.4, 2.8, 4.5],
   [2, "flexible", 2.3, 4.5, 7.1],
