@@ -10,6 +10,7 @@ import * as events from "./events.repo";
 import * as latestValues from "./latest-values.repo";
 import { MSG } from "./messages";
 import type { CmPort } from "./port";
+import { bearingTolerance } from "./settings";
 import * as spectra from "./spectra.repo";
 import { severityOf } from "./status";
 import { assetView, diagnoseMonitor, evaluateAsset, eventLabel, severityView } from "./views";
@@ -53,7 +54,7 @@ async function assetObject(port: CmPort, asset: { asset_id: string; asset_name: 
   const { status } = evaluateAsset([...monitors.values()], latest);
   const faults = new Set<string>();
   for (const m of monitors.values()) {
-    const d = diagnoseMonitor(m, latestSpectra.filter((s) => s.monitor_id === m.monitor_id));
+    const d = diagnoseMonitor(m, latestSpectra.filter((s) => s.monitor_id === m.monitor_id), bearingTolerance());
     for (const f of d?.faults ?? []) faults.add(f.fault);
   }
   // The asset's attributes come with each of its monitors (op 74's list items have none).

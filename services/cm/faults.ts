@@ -88,8 +88,8 @@ export function bearingFrequencies(g: BearingGeometry, f: number): BearingFreque
 }
 
 /** Peaks are matched within 1.5 bins or 3% of the frequency, whichever is wider (speed varies with load). */
-export function tolerance(freq: number, df: number): number {
-  return Math.max(1.5 * df, 0.03 * freq);
+export function tolerance(freq: number, df: number, share = 0.03): number {
+  return Math.max(1.5 * df, share * freq);
 }
 
 /**
@@ -123,9 +123,12 @@ export interface DiagnoseInput {
   /** Highest frequency of the spectrum (Nyquist). */
   maxFreq: number;
   bearing?: BearingGeometry;
+  /** The share of a defect frequency a peak may be off and match it (BEARING_MATCH_TOLERANCE); 3% when absent. */
+  bearingTolerance?: number;
 }
 
-export function diagnose({ peaks, fundamental: f1, df, maxFreq, bearing }: DiagnoseInput): Fault[] {
+export function diagnose(input: DiagnoseInput): Fault[] {
+  const { peaks, fundamental: f1, df, maxFreq, bearing } = input;
   if (!(f1 > 0) || peaks.length === 0) return [];
   const faults: Fault[] = [];
   const strongest = peaks.reduce((a, b) => (b.amplitude > a.amplitude ? b : a));
@@ -157,7 +160,7 @@ export function diagnose({ peaks, fundamental: f1, df, maxFreq, bearing }: Diagn
   }
 
   if (bearing) {
-    for (const f of bearingFindings({ peaks, fundamental: f1, df, maxFreq, bearing })) {
+    for (const f of bearingFindings(input)) {
       if (f.evidence.strength === "strong") faults.push(bearingFault(f, f1));
     }
   }
@@ -209,7 +212,7 @@ const BEARING_HARMONICS = 5;
  * FTF: the element turns with the cage; Randall and Antoni, section 2) beside it and beside
  * each harmonic.
  */
-export function bearingFindings({ peaks, fundamental: f1, df, maxFreq, bearing }: DiagnoseInput): BearingFinding[] {
+export function bearingFindings({ peaks, fundamental: f1, df, maxFreq, bearing, bearingTolerance }: DiagnoseInput): BearingFinding[] {
   if (!bearing || !(f1 > 0)) return [];
   const freqs = bearingFrequencies(bearing, f1);
   // Peaks off the running speed's harmonics: within today's tolerance for the defect's own
@@ -225,7 +228,7 @@ export function bearingFindings({ peaks, fundamental: f1, df, maxFreq, bearing }
   for (const defect of BEARING_DEFECTS) {
     const target = freqs[defect];
     if (target > maxFreq) continue;
-    const peak = strongestNear(matchable, target, df);
+    const peak = strongestNear(matchable, target, df, tolerance(target, df, bearingTolerance));
     if (!peak) continue;
     const offset = offsetOf[defect];
     const sidebandsOf = (p: Peak): number[] => {

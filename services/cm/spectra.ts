@@ -11,6 +11,7 @@ import { monitorOrFail } from "./monitors";
 import { bandText, defaultBand, envelopeSpectrum, parseBand, type Band } from "./envelope";
 import { findPeaks, fundamentalFrequency, localNoiseFloor } from "./peaks";
 import type { CmPort } from "./port";
+import { bearingTolerance } from "./settings";
 import * as spectra from "./spectra.repo";
 import { amplitudeSpectrum, decodeAmplitudes, encodeAmplitudes } from "./spectrum";
 import * as latestValues from "./latest-values.repo";
@@ -126,9 +127,10 @@ export async function capturePeaks(port: CmPort, params: CaptureParams & Envelop
   if (!s) return [];
   const f1 = fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor));
   const nyquist = s.sample_rate_hz / 2;
-  if (params.envelope !== "true") return peaksView(s.peaks, f1, bearingMatches(s.peaks, f1, s.df, nyquist, monitor.specs));
+  const share = bearingTolerance();
+  if (params.envelope !== "true") return peaksView(s.peaks, f1, bearingMatches(s.peaks, f1, s.df, nyquist, monitor.specs, share));
   const env = envelopeRead(port, s, f1, bandOf(params, nyquist));
-  return env ? peaksView(env.peaks, f1, bearingMatches(env.peaks, f1, env.df, nyquist, monitor.specs)) : [];
+  return env ? peaksView(env.peaks, f1, bearingMatches(env.peaks, f1, env.df, nyquist, monitor.specs, share)) : [];
 }
 
 /** Op 68: per monitor of the asset with captures, the faults its latest spectra show. */
@@ -140,7 +142,7 @@ export async function faultSummary(port: CmPort, asset_id: string) {
   const [latest, values] = await Promise.all([spectra.latestSpectra(port.db, ids), latestValues.latestOfMonitors(port.db, ids)]);
   return [...monitors.values()]
     .map((m) => {
-      const d = diagnoseMonitor(m, latest.filter((s) => s.monitor_id === m.monitor_id));
+      const d = diagnoseMonitor(m, latest.filter((s) => s.monitor_id === m.monitor_id), bearingTolerance());
       const zone = severityView({ ...asset.attributes }, [m], values).zone;
       return d && { monitor_name: d.monitor_name, summary: d.summary, Timestamp: d.Timestamp, zone, evidence: d.evidence };
     })

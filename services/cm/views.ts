@@ -36,9 +36,16 @@ export function peaksView(peaks: Peak[], fundamental: number, matches: ReadonlyM
 const orderOf = (order: number): number => Math.round(order * 1e4) / 1e4;
 
 /** Every peak that makes one of the bearing findings, by bin (the first defect a peak matches). */
-export function bearingMatches(peaks: Peak[], fundamental: number, df: number, maxFreq: number, specs: unknown): Map<number, BearingMatch> {
+export function bearingMatches(
+  peaks: Peak[],
+  fundamental: number,
+  df: number,
+  maxFreq: number,
+  specs: unknown,
+  bearingTolerance?: number,
+): Map<number, BearingMatch> {
   const out = new Map<number, BearingMatch>();
-  for (const f of bearingFindings({ peaks, fundamental, df, maxFreq, bearing: bearingGeometryOf(specs) })) {
+  for (const f of bearingFindings({ peaks, fundamental, df, maxFreq, bearing: bearingGeometryOf(specs), bearingTolerance })) {
     for (const [bin, m] of f.matches) if (!out.has(bin)) out.set(bin, m);
   }
   return out;
@@ -73,6 +80,7 @@ export interface MonitorDiagnosis {
 export function diagnoseMonitor(
   monitor: ResolvedMonitor,
   spectra: Omit<SpectrumRow, "amplitudes" | "waveform">[],
+  bearingTolerance?: number,
 ): MonitorDiagnosis | undefined {
   if (spectra.length === 0) return undefined;
   const rpm = rotatingSpeedOf(monitor);
@@ -83,7 +91,7 @@ export function diagnoseMonitor(
   const enveloped: BearingFinding[] = [];
   const sorted = [...spectra].sort((a, b) => a.tag.localeCompare(b.tag) || a.axis.localeCompare(b.axis));
   for (const s of sorted) {
-    const input = { peaks: s.peaks, fundamental: fundamentalFrequency(s.peaks, rpm), df: s.df, maxFreq: s.sample_rate_hz / 2, bearing };
+    const input = { peaks: s.peaks, fundamental: fundamentalFrequency(s.peaks, rpm), df: s.df, maxFreq: s.sample_rate_hz / 2, bearing, bearingTolerance };
     const found = diagnose(input);
     const inPlain = bearingFindings(input);
     plain.push(...inPlain);

@@ -84,6 +84,17 @@ describe("fault rules", () => {
     expect([...strong.matches.values()]).toEqual([{ defect: "BPFI", order: expect.closeTo(f.BPFI / F1, 2), harmonic: 1, sidebands: strong.evidence.sidebands }]);
   });
 
+  it("matches within 3% of a defect frequency, or the share BEARING_MATCH_TOLERANCE gives", () => {
+    const geometry = bearingGeometryOf({ bearing: { rolling_elements: 9, ball_diameter: 7.94, pitch_diameter: 39.04 } })!;
+    const f = bearingFrequencies(geometry, F1);
+    // 4% above BPFO (the speed under load was not the nameplate's), with its second harmonic.
+    const off = 1.04 * f.BPFO;
+    const s = spectrumOf([{ f: F1, a: 1 }, { f: off, a: 0.3 }, { f: 2 * off, a: 0.1 }]);
+    expect(names(diagnose({ ...s, fundamental: F1, bearing: geometry }))).toEqual(["Unbalance"]);
+    expect(names(diagnose({ ...s, fundamental: F1, bearing: geometry, bearingTolerance: 0.05 }))).toEqual(["Unbalance", "Bearing outer race defect (BPFO)"]);
+    expect(names(diagnose({ ...s, fundamental: F1, bearing: geometry, bearingTolerance: 0.03 }))).toEqual(["Unbalance"]);
+  });
+
   it("reads flat geometry keys and refuses an impossible one", () => {
     expect(bearingGeometryOf({ rolling_elements: "8", ball_diameter: 10, pitch_diameter: 50 })).toEqual({
       rolling_elements: 8, ball_diameter: 10, pitch_diameter: 50, contact_angle: 0,
