@@ -90,16 +90,22 @@ function envelopeRead(port: CmPort, s: spectra.SpectrumRow, f1: number, band: Ba
   return envelopePeaks(decodeAmplitudes(s.waveform), s.sample_rate_hz, used);
 }
 
-/** `band` means nothing without envelope=true: refused before any capture is read. */
-function refuseBandAlone(params: EnvelopeParams): void {
-  if (params.band !== undefined && params.envelope !== "true") throw new DomainError(400, MSG.invalidInput("band"), "band");
+const badBand = () => new DomainError(400, MSG.invalidInput("band"), "band");
+
+/**
+ * The band asked for, refused before any capture is read when it cannot be one: without
+ * envelope=true (it means nothing there), or not `<low>-<high>` with low < high.
+ */
+function bandAsked(params: EnvelopeParams): Band | undefined {
+  if (params.band === undefined) return undefined;
+  const band = params.envelope === "true" ? parseBand(params.band, Infinity) : undefined;
+  if (!band) throw badBand();
+  return band;
 }
 
-/** `band` is read with envelope=true only, and only up to the capture's Nyquist frequency. */
-function bandOf(params: EnvelopeParams, nyquist: number): Band | undefined {
-  if (params.band === undefined) return undefined;
-  const band = params.envelope === "true" ? parseBand(params.band, nyquist) : undefined;
-  if (!band) throw new DomainError(400, MSG.invalidInput("band"), "band");
+/** The band asked for, up to the capture's Nyquist frequency. */
+function bandWithin(band: Band | undefined, nyquist: number): Band | undefined {
+  if (band && band.high > nyquist) throw badBand();
   return band;
 }
 
@@ -122,14 +128,14 @@ async function captureOf(port: CmPort, params: CaptureParams, monitor_id: string
 export async function capturePeaks(port: CmPort, params: CaptureParams & EnvelopeParams) {
   const monitor = await monitorOrFail(port, params.monitor_id);
   if (monitor.asset_id && !monitor.asset_attributes) throw new DomainError(400, MSG.invalidAssetId);
-  refuseBandAlone(params);
+  const band = bandAsked(params);
   const s = await captureOf(port, params, monitor.monitor_id, params.envelope === "true");
   if (!s) return [];
   const f1 = fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor));
   const nyquist = s.sample_rate_hz / 2;
   const share = bearingTolerance();
   if (params.envelope !== "true") return peaksView(s.peaks, f1, bearingMatches(s.peaks, f1, s.df, nyquist, monitor.specs, share));
-  const env = envelopeRead(port, s, f1, bandOf(params, nyquist));
+  const env = envelopeRead(port, s, f1, bandWithin(band, nyquist));
   return env ? peaksView(env.peaks, f1, bearingMatches(env.peaks, f1, env.df, nyquist, monitor.specs, share)) : [];
 }
 
@@ -152,11 +158,11 @@ export async function faultSummary(port: CmPort, asset_id: string) {
 /** Op 69: the capture's spectrum (with envelope=true its envelope spectrum), one point a bin, its peaks flagged. */
 export async function captureSpectrum(port: CmPort, params: CaptureParams & EnvelopeParams) {
   const monitor = await monitorOrFail(port, params.monitor_id);
-  refuseBandAlone(params);
+  const band = bandAsked(params);
   const s = await captureOf(port, params, monitor.monitor_id, params.envelope === "true");
   if (!s) return [];
   if (params.envelope !== "true") return spectrumView(decodeAmplitudes(s.amplitudes), s.df, s.peaks);
-  const env = envelopeRead(port, s, fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor)), bandOf(params, s.sample_rate_hz / 2));
+  const env = envelopeRead(port, s, fundamentalFrequency(s.peaks, rotatingSpeedOf(monitor)), bandWithin(band, s.sample_rate_hz / 2));
   return env ? spectrumView(env.amplitudes, env.df, env.peaks) : [];
 }
 

@@ -126,6 +126,9 @@ describe("outer-race impacts on a 3 kHz resonance", () => {
       }
     }
     expect((await read("_peaks", "outer", "&envelope=yes")).body).toEqual(envelope(400, "Invalid input: envelope", "envelope"));
+    // A band that cannot be one is refused even where no capture is.
+    const none = await t.http("GET", `/_cm/fft/_spectrum?monitor_id=${ids.monitor}&tag=accel&axis=x&timestamp=${T0 + 1}&envelope=true&band=9-3`);
+    expect(none.body).toEqual(envelope(400, "Invalid input: band", "band"));
   });
 
   it("answers the plain peaks and spectrum as before without envelope", async () => {
