@@ -2,7 +2,7 @@
  * The envelope spectrum of a vibration capture: how bearing defects are found before their tones
  * stand out of the plain spectrum. Each impact of a defect rings a structural resonance; the
  * resonance band's envelope repeats at the defect frequency (R. B. Randall and J. Antoni,
- * "Rolling element bearing diagnostics — A tutorial", MSSP 25 (2011), section 3: envelope
+ * "Rolling element bearing diagnostics — A tutorial", MSSP 25 (2011), on envelope
  * analysis). Three steps over one DFT pair:
  *   1. band-pass: of the capture's DFT only the bins in [low, high] are kept (DC never);
  *   2. Hilbert: the analytic signal of that band is the inverse DFT of its positive bins doubled

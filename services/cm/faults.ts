@@ -75,7 +75,8 @@ export function bearingGeometryOf(specs: unknown): BearingGeometry | undefined {
  * Defect frequencies in Hz at running speed `f` Hz (outer race stationary), with r = d/D·cos φ:
  * FTF = f/2·(1 − r), BPFO = n·f/2·(1 − r), BPFI = n·f/2·(1 + r), BSF = D·f/(2d)·(1 − r²).
  * Source: R. B. Randall and J. Antoni, "Rolling element bearing diagnostics — A tutorial",
- * Mechanical Systems and Signal Processing 25 (2011), eqs. (1)-(4). As orders: divide by f.
+ * Mechanical Systems and Signal Processing 25 (2011), its bearing frequency formulas. As orders:
+ * divide by f.
  */
 export function bearingFrequencies(g: BearingGeometry, f: number): BearingFrequencies {
   const r = (g.ball_diameter / g.pitch_diameter) * Math.cos((g.contact_angle * Math.PI) / 180);
@@ -209,7 +210,7 @@ const BEARING_HARMONICS = 5;
  * Each bearing defect whose frequency a peak matches (within `tolerance`, not on a harmonic of
  * the running speed), with its evidence: harmonics 2..5 of the matched peak, and the sidebands
  * that the defect modulates with (BPFI ± 1x: the inner race turns through the load zone; BSF ±
- * FTF: the element turns with the cage; Randall and Antoni, section 2) beside it and beside
+ * FTF: the element turns with the cage; Randall and Antoni, as above) beside it and beside
  * each harmonic.
  */
 export function bearingFindings({ peaks, fundamental: f1, df, maxFreq, bearing, bearingTolerance }: DiagnoseInput): BearingFinding[] {
