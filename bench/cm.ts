@@ -6,8 +6,8 @@
  *      scaling, so the ratio compares like with like. Target: within 3x of numpy.
  *   2. Captures per second the cm service sustains end to end: `cm.ingest.waveform` on a real
  *      broker (validation, the monitor from config, spectrum, peaks, the default band's envelope
- *      spectrum and its peaks, float32 encoding, the PostgreSQL insert), with
- *      BENCH_CM_CONCURRENCY captures in flight.
+ *      spectrum and its peaks, as for a monitor with a bearing geometry, float32 encoding, the
+ *      PostgreSQL insert), with BENCH_CM_CONCURRENCY captures in flight.
  *   3. The envelope spectrum of the same capture (services/cm/envelope.ts: band-pass and Hilbert
  *      over one fft.js pair, the envelope's Hann spectrum, its local floor and peaks) against
  *      numpy/scipy in the same run: the same steps (rfft, band mask, irfft,
@@ -19,7 +19,6 @@
  * Env: BENCH_CM_ITERATIONS (200), BENCH_CM_CAPTURES (200), BENCH_CM_CONCURRENCY (4), BENCH_CM_READS (1000), PYTHON (/usr/bin/python3).
  */
 import { execFileSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { envelopeSpectrum } from "../services/cm/envelope";
 import { findPeaks, localNoiseFloor } from "../services/cm/peaks";
 import { amplitudeSpectrum } from "../services/cm/spectrum";
@@ -138,8 +137,11 @@ print(json.dumps({"same": bench(same), "butter": bench(butterworth), "scipy": sc
   return JSON.parse(out.toString()) as { same: number; butter: number; scipy: string };
 }
 
-/** An asset with 3 condition monitors of 4 velocity tags each, a reading on every tag. */
-async function severityAsset(t: TestNode): Promise<string> {
+/**
+ * An asset with 3 condition monitors of 4 velocity tags each, a reading on every tag; and a
+ * monitor with a bearing geometry for the captures (whose ingestion finds envelope peaks).
+ */
+async function benchAsset(t: TestNode): Promise<{ asset: string; bearingMonitor: string }> {
   const make = async (path: string, body: Record<string, unknown>) => {
     const res = await t.http<{ id: string }>("POST", path, { body });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -164,7 +166,11 @@ async function severityAsset(t: TestNode): Promise<string> {
     if (put.status !== 200) throw new Error(`monitor: ${put.status}`);
     await t.node.broker.call("cm.ingest.readings", { readings: tags.map((tag, k) => ({ monitor_id: id, tag_id: tag.tag_id, ts: Date.now(), value: 1 + 2 * k + m })) });
   }
-  return asset;
+  const bearingMonitor = await make("/_config/monitors", { monitor_name: "Bench bearing", monitor_type: "condition-monitor", asset_id: asset });
+  const specs = { bearing: { rolling_elements: 9, ball_diameter: 7.94, pitch_diameter: 39.04 } };
+  const put = await t.http("PUT", `/_config/monitors/${bearingMonitor}`, { body: { monitor_name: "Bench bearing", monitor_type: "condition-monitor", tags: [], specs, attributes: {} } });
+  if (put.status !== 200) throw new Error(`monitor: ${put.status}`);
+  return { asset, bearingMonitor };
 }
 
 async function reads(t: TestNode, path: string) {
@@ -179,8 +185,7 @@ async function reads(t: TestNode, path: string) {
   return stats(ms);
 }
 
-async function endToEnd(t: TestNode, samples: number[]) {
-  const monitor_id = randomUUID();
+async function endToEnd(t: TestNode, samples: number[], monitor_id: string) {
   const call = (i: number) =>
     t.node.broker.call("cm.ingest.waveform", { monitor_id, tag: "vibration", axis: "x", ts: 1_700_000_000_000 + i, sample_rate_hz: FS, samples });
   for (let i = 0; i < 5; i++) await call(-1 - i);
@@ -215,12 +220,12 @@ async function main() {
   console.log(`  per round, cm / numpy same steps: ${rounds.map((r) => (r.ours.median / r.numpy.same).toFixed(2)).join(", ")}`);
   const t = await startTestNode({ services: ["api", "auth", "config", "cm"] });
   try {
-    const e2e = await endToEnd(t, samples);
+    const { asset, bearingMonitor } = await benchAsset(t);
+    const e2e = await endToEnd(t, samples, bearingMonitor);
     console.log(
-      `End to end (cm.ingest.waveform: validate, monitor, spectrum, peaks, envelope, store in PostgreSQL), ${CAPTURES} captures, ${CONCURRENCY} in flight:`,
+      `End to end (cm.ingest.waveform of a monitor with a bearing geometry: validate, monitor, spectrum, peaks, envelope, store in PostgreSQL), ${CAPTURES} captures, ${CONCURRENCY} in flight:`,
     );
     console.log(`  ${e2e.perSecond.toFixed(1)} captures/s (${e2e.seconds.toFixed(2)} s)`);
-    const asset = await severityAsset(t);
     const severity = await reads(t, `/_cm/assets/${asset}/_severity`);
     const condition = await reads(t, `/_cm/assets/${asset}`);
     console.log(`Severity of an asset with 12 velocity tags over HTTP (${READS} reads, one at a time):`);

@@ -9,6 +9,7 @@ import type { WaveformMessage } from "../pipelines/contract";
 import { MSG } from "./messages";
 import { monitorOrFail } from "./monitors";
 import { bandText, defaultBand, envelopeSpectrum, parseBand, type Band } from "./envelope";
+import { bearingGeometryOf } from "./faults";
 import { findPeaks, fundamentalFrequency, localNoiseFloor } from "./peaks";
 import type { CmPort } from "./port";
 import { bearingTolerance } from "./settings";
@@ -43,15 +44,20 @@ export interface TimestampsParams {
 
 /**
  * A capture of the `waveforms` stream (or `ingest.waveform`): its spectrum and peaks, its samples,
- * and the peaks of its envelope spectrum in the default band (for the fault summary), stored once.
+ * and, when its monitor has a bearing geometry, the peaks of its envelope spectrum in the default
+ * band (what the fault summary matches bearing frequencies in; without a geometry nothing would
+ * read them), stored once.
  */
 export async function storeWaveform(port: CmPort, w: Waveform): Promise<boolean> {
   const { df, amplitudes } = amplitudeSpectrum(w.samples, w.sample_rate_hz);
   const peaks = findPeaks(amplitudes, df);
   const monitor = (await port.config.resolveMonitors([w.monitor_id])).get(w.monitor_id);
-  const f1 = fundamentalFrequency(peaks, monitor ? rotatingSpeedOf(monitor) : undefined);
-  const band = defaultBand(amplitudes, df, f1);
-  const env = envelopePeaks(w.samples, w.sample_rate_hz, band);
+  let envelope: spectra.StoredEnvelope | null = null;
+  if (monitor && bearingGeometryOf(monitor.specs)) {
+    const band = defaultBand(amplitudes, df, fundamentalFrequency(peaks, rotatingSpeedOf(monitor)));
+    const env = envelopePeaks(w.samples, w.sample_rate_hz, band);
+    envelope = { band, df: env.df, peaks: env.peaks };
+  }
   return spectra.insertSpectrum(port.db, {
     monitor_id: w.monitor_id,
     tag: w.tag,
@@ -63,7 +69,7 @@ export async function storeWaveform(port: CmPort, w: Waveform): Promise<boolean>
     amplitudes: encodeAmplitudes(amplitudes),
     peaks,
     waveform: encodeAmplitudes(w.samples),
-    envelope: { band, df: env.df, peaks: env.peaks },
+    envelope,
   });
 }
 
