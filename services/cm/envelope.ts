@@ -39,7 +39,7 @@ function scratchOf(n: number): Scratch {
 /** The envelope of the capture's [low, high] band. */
 export function envelopeOf(samples: ArrayLike<number>, sampleRateHz: number, band: Band): Float64Array {
   const n = samples.length;
-  const x = samples instanceof Float64Array ? samples : Float64Array.from(samples);
+  const x = samples instanceof Float64Array ? samples : new Float64Array(samples);
   const scratch = scratchOf(n);
   const dft = realSignalDft(x, scratch.dft);
   const df = sampleRateHz / n;

@@ -162,8 +162,10 @@ export function amplitudeSpectrum(samples: ArrayLike<number>, sampleRateHz: numb
   const n = samples.length;
   if (n < 2) throw new RangeError("a spectrum needs at least 2 samples");
   const { w, sum } = hannWindow(n);
-  const x = new Float64Array(n);
-  for (let i = 0; i < n; i++) x[i] = samples[i] * w[i];
+  // Windowed in place of a copy: the loop then reads one kind of array whatever the caller passed
+  // (a capture's number[], an envelope's Float64Array), which keeps V8's access to it monomorphic.
+  const x = new Float64Array(samples);
+  for (let i = 0; i < n; i++) x[i] *= w[i];
   const dft = realSignalDft(x);
   const bins = Math.floor(n / 2) + 1;
   const amplitudes = new Float64Array(bins);
