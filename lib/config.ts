@@ -113,6 +113,8 @@ export interface AppConfig {
   collectorPageRows: number;
   /** OPCUA_PKI_DIR: the OPC-UA client's certificate and the servers' it trusts (`trusted/certs`) (docs/collectors.md#opc-ua). */
   opcuaPkiDir: string;
+  /** BEARING_MATCH_TOLERANCE: how far (percent of the frequency, at least 1.5 bins) a peak may be from a bearing defect frequency and match it. */
+  bearingMatchTolerancePct: number;
 }
 
 /**
@@ -152,6 +154,14 @@ function durationMs(env: Env, name: string, fallback: number, min: number): numb
   const ms = parseDurationMs(raw);
   if (ms === undefined || ms < min) throw new Error(`${name} must be a duration such as 30m, 1h or 2d, at least ${min / 1000} s, got "${raw}"`);
   return ms;
+}
+
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  return n;
 }
 
 function optionalInt(env: Env, name: string): number | undefined {
@@ -310,6 +320,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     mqttSites: str(env, "MQTT_SITES")?.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) ?? null,
     collectorPageRows: int(env, "COLLECTOR_PAGE_ROWS", 1000, 1, 100_000),
     opcuaPkiDir: path.resolve(str(env, "OPCUA_PKI_DIR") ?? path.join(dataDir, "opcua-pki")),
+    bearingMatchTolerancePct: decimal(env, "BEARING_MATCH_TOLERANCE", 3, 0.1, 20),
   };
 }
 

@@ -11,7 +11,8 @@
  *     load profile, V near 400, A from kW and V;
  *   - condition monitors: their tags as values, and every `--waveform-every` s a vibration
  *     capture per axis (x, y, z) whose spectrum has a running-speed peak (the asset's
- *     rotating_speed, else 1480 RPM) with harmonics, a bearing tone and noise.
+ *     rotating_speed, else 1480 RPM) with harmonics, an inner race tone with its ±1x sidebands,
+ *     and noise.
  * `--run` streams from the start without waiting for a start action.
  *
  * `--mqtt` makes it a Sparkplug B edge node instead (scripts/simulate-mqtt.ts, docs/sparkplug.md):
@@ -293,7 +294,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const SAMPLE_RATE = 2560;
 const SAMPLES = 4096;
 
-/** A vibration capture: running speed with 2x and 3x harmonics, a bearing tone, noise; amplitudes differ by axis. */
+/** A vibration capture: running speed with 2x and 3x harmonics, an inner race tone with its sidebands, noise; amplitudes differ by axis. */
 function waveform(m: MonitorConfig, axis: "x" | "y" | "z"): number[] {
   const rpm = Number(m.asset_attributes?.rotating_speed) || 1480;
   const f0 = rpm / 60;
@@ -306,7 +307,9 @@ function waveform(m: MonitorConfig, axis: "x" | "y" | "z"): number[] {
         (2.0 * Math.sin(2 * Math.PI * f0 * t) +
           0.8 * Math.sin(2 * Math.PI * 2 * f0 * t + 0.3) +
           0.35 * Math.sin(2 * Math.PI * 3 * f0 * t + 1.1) +
-          0.15 * Math.sin(2 * Math.PI * 5.43 * f0 * t) +
+          // An inner race defect as it shows: its tone (5.43x, BPFI) modulated by the running speed,
+          // so with ±1x sidebands (the service calls a lone tone weak, docs/api-tour.md).
+          0.15 * (1 + 0.8 * Math.cos(2 * Math.PI * f0 * t)) * Math.sin(2 * Math.PI * 5.43 * f0 * t) +
           0.05 * gauss()),
     );
   }

@@ -183,7 +183,7 @@ export {};
 /**
  * A monitor as the asset page shows it: from the configuration (tags with units and thresholds),
  * or, for a user without the Configuration module, the names the latest values carry.
- * @typedef {{ monitor_id: string, monitor_name: string, monitor_type: string, tags: AssetTag[], gateway?: unknown }} AssetMonitor
+ * @typedef {{ monitor_id: string, monitor_name: string, monitor_type: string, tags: AssetTag[], gateway?: unknown, specs?: Record<string, unknown> }} AssetMonitor
  * @typedef {{ tag_id?: string, tag_name: string, tag_desc?: string, tag_unit: string, thresholds: Thresholds }} AssetTag
  */
 
@@ -227,7 +227,14 @@ export {};
 /**
  * A refined peak of `GET /_cm/fft/_peaks`: frequency in Hz, amplitude, and the running speed
  * (Hz) the orders are of.
- * @typedef {{ freq: number, tag_value: number, fundamental_freq?: number }} SpectrumPeak
+ * @typedef {{ freq: number, tag_value: number, fundamental_freq?: number, bearing?: { defect: string, order: number, harmonic: number, sidebands: number[] } }} SpectrumPeak
+ */
+
+/**
+ * An asset's ISO 20816-3 severity (`GET /_cm/assets/<asset_id>/_severity`): each velocity tag's
+ * zone and the worst.
+ * @typedef {{ monitor_id: string, tag: string, value: number | null, zone: string | null, timestamp: number | null }} VelocityZone
+ * @typedef {{ standard: string, machine_group: number, foundation: string, boundaries: { ab: number, bc: number, cd: number }, tags: VelocityZone[], zone: string | null }} Severity
  */
 
 // ------------------------------------------------------------------ alerts

@@ -17,11 +17,15 @@
  * - `deadband` (hysteresis, optional): once a condition holds, a `>`/`>=` one stops holding only
  *   when the value is below threshold − deadband (a `<`/`<=` one above threshold + deadband);
  *   exactly at that value it still holds. `==`/`!=` have no side to widen and ignore it.
+ * - A zone condition (`zone:C`, docs/api-tour.md "Severity") holds while the value's ISO 20816-3
+ *   zone is the one named (`==`) or worse (`>=`), from the boundaries of the monitor's asset as
+ *   the rule was compiled; `deadband` does not apply to it.
  * - `clearDelayMs` (off-delay, optional): an active alert closes only once the combination has
  *   not held for at least this long (the clock at which it stopped, kept in the state like the
  *   hold); holding again meanwhile keeps the same alert. Absent: today's close on the first reading.
  * - At most one alert is active per trigger: while one is, the trigger does not open another.
  */
+import { ZONES, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
 import type { Reading } from "../pipelines/contract";
 
 export const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="] as const;
@@ -32,7 +36,10 @@ export interface ConditionRule {
   monitor_id: string;
   tag_id: string;
   comparison: Comparison;
+  /** A zone condition's: the lowest value of its zone, what an alert shows as threshold. */
   threshold: number;
+  /** A zone condition (`>=` or `==` only): the zone named and the boundaries it is read against. */
+  zone?: { level: Zone; bounds: ZoneBoundaries };
 }
 
 export interface TriggerRule {
@@ -111,6 +118,10 @@ export function compare(value: number, comparison: Comparison, threshold: number
  * condition that held before (hysteresis: it holds down to threshold − deadband inclusive).
  */
 export function conditionHolds(c: ConditionRule, value: number, heldBefore: boolean, deadband = 0): boolean {
+  if (c.zone) {
+    const rank = ZONES.indexOf(zoneOf(value, c.zone.bounds)) - ZONES.indexOf(c.zone.level);
+    return c.comparison === "==" ? rank === 0 : rank >= 0;
+  }
   if (compare(value, c.comparison, c.threshold)) return true;
   if (!heldBefore || !(deadband > 0)) return false;
   switch (c.comparison) {

@@ -86,7 +86,10 @@ export const ALERTING_SCHEMAS = {
       comparison: described({ type: "string", enum: [...COMPARISONS] }, "how the tag's value is compared with the threshold", ">="),
       monitor_id: uuid("the monitor whose tag is watched (in the watcher's plant)", MONITOR_ID),
       tag_id: described(str, "the monitor tag whose readings are compared", "temp"),
-      threshold: described(str, "the value compared against: a number written as text (a JSON number is taken too), in the tag's unit", "80"),
+      threshold: described(str, "the value compared against: a number written as text (a JSON number is taken too), in the tag's unit; " +
+          "or an ISO 20816-3 zone `zone:A` to `zone:D` on a velocity tag (mm/s) with >= (that zone or worse) or == (that zone), " +
+          "read against the boundaries of the monitor's asset when the watcher is saved; deadband does not apply to it",
+        "80"),
     },
     ["comparison", "monitor_id", "tag_id", "threshold"],
   ),

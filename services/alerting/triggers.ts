@@ -3,6 +3,7 @@
  * messages for, the rule a trigger compiles to (evaluator.ts), and the system triggers of a hidden
  * watcher. Pure: no database, no bus.
  */
+import { machineClassOf, zoneBoundaries, zoneFloor, zoneThreshold, type ZoneBoundaries } from "../../lib/iso20816";
 import { MAX_TEXT } from "../../lib/validation";
 import type { ResolvedMonitor } from "../config/contract";
 import type { NotifyTo } from "./contract";
@@ -139,7 +140,11 @@ export function checkTriggers(triggers: TriggerBody[], texts: CheckTexts, hidden
       if (!e.email && !e.sms && !e.whatsapp) return MSG.invalidInput(`triggers[${i}].escalation[${j}]`);
     }
     for (const [j, c] of (t.condition ?? []).entries()) {
-      if (!isNumeric(String(c.threshold))) return MSG.invalidInput(`triggers[${i}].condition[${j}].threshold`);
+      // A zone holds at or above its level, or exactly at it: `>=` and `==` only.
+      const zone = zoneThreshold(String(c.threshold));
+      if (zone ? c.comparison !== ">=" && c.comparison !== "==" : !isNumeric(String(c.threshold))) {
+        return MSG.invalidInput(`triggers[${i}].condition[${j}].threshold`);
+      }
     }
   }
   return null;
@@ -173,14 +178,28 @@ export function normalizeTriggers(triggers: TriggerBody[]): TriggerBody[] {
   }));
 }
 
-export function compileRule(t: TriggerBody): TriggerRule {
+/** The monitors of the triggers' zone conditions (their asset's ISO 20816-3 boundaries are compiled in). */
+export function zoneMonitorIdsOf(triggers: TriggerBody[]): string[] {
+  return [...new Set(triggers.flatMap((t) => (t.condition ?? []).filter((c) => zoneThreshold(String(c.threshold))).map((c) => c.monitor_id)))];
+}
+
+/** The zone boundaries of each monitor's asset (its machine_group and foundation, else from kw). */
+export function zoneBoundariesOf(monitors: Iterable<Pick<ResolvedMonitor, "monitor_id" | "asset_attributes">>): Map<string, ZoneBoundaries> {
+  return new Map([...monitors].map((m) => [m.monitor_id, zoneBoundaries(machineClassOf(m.asset_attributes))]));
+}
+
+/**
+ * A trigger's rule. A zone condition takes its monitor's boundaries from `zones` (a monitor
+ * missing there: those of an asset without attributes, group 2 rigid).
+ */
+export function compileRule(t: TriggerBody, zones: ReadonlyMap<string, ZoneBoundaries> = new Map()): TriggerRule {
   return {
-    conditions: (t.condition ?? []).map((c) => ({
-      monitor_id: c.monitor_id,
-      tag_id: c.tag_id,
-      comparison: c.comparison,
-      threshold: Number(c.threshold),
-    })),
+    conditions: (t.condition ?? []).map((c) => {
+      const level = zoneThreshold(String(c.threshold));
+      if (!level) return { monitor_id: c.monitor_id, tag_id: c.tag_id, comparison: c.comparison, threshold: Number(c.threshold) };
+      const bounds = zones.get(c.monitor_id) ?? zoneBoundaries(machineClassOf({}));
+      return { monitor_id: c.monitor_id, tag_id: c.tag_id, comparison: c.comparison, threshold: zoneFloor(level, bounds), zone: { level, bounds } };
+    }),
     relation: t.trigger_relation,
     minimumMs: parseDuration(t.minimum_duration) ?? 0,
     // Only when set: a rule without them compiles to the same JSON as before, so its state is kept.

@@ -21,7 +21,21 @@ import type { AlertingPort } from "./port";
 import { functionInScope, gatewayInScope, watcherInScope } from "./scope";
 import type { Queryable } from "./sql";
 import { windowsOf, type SuppressionView } from "./suppressions";
-import { checkTriggers, compileRule, CREATE_TEXTS, monitorIdsOf, normalizeTriggers, systemTriggers, TRIGGER_SCHEMA, UPDATE_TEXTS, type CheckTexts, type TriggerBody } from "./triggers";
+import { isVelocityTag, zoneThreshold, type ZoneBoundaries } from "../../lib/iso20816";
+import {
+  checkTriggers,
+  compileRule,
+  CREATE_TEXTS,
+  monitorIdsOf,
+  normalizeTriggers,
+  systemTriggers,
+  TRIGGER_SCHEMA,
+  UPDATE_TEXTS,
+  zoneBoundariesOf,
+  zoneMonitorIdsOf,
+  type CheckTexts,
+  type TriggerBody,
+} from "./triggers";
 import { deleteTriggers, insertTrigger, watcherTriggers } from "./triggers.repo";
 import * as repo from "./watchers.repo";
 import type { WatcherRow } from "./watchers.repo";
@@ -141,9 +155,16 @@ export function watcherView(row: WatcherRow, gatewayName: string, stats: { total
  * A trigger whose rule is unchanged keeps its state (and its active alert); a changed, removed
  * or disabled one starts afresh and its active alert closes now: the rule that opened it is gone.
  */
-export async function syncTriggers(q: Queryable, watcher_id: string, triggers: TriggerBody[], enabled: boolean, now: number): Promise<void> {
+export async function syncTriggers(
+  q: Queryable,
+  watcher_id: string,
+  triggers: TriggerBody[],
+  enabled: boolean,
+  now: number,
+  zones: ReadonlyMap<string, ZoneBoundaries> = new Map(),
+): Promise<void> {
   const existing = new Map((await watcherTriggers(q, watcher_id)).map((r) => [r.trigger_id, r]));
-  const wanted = new Map(enabled ? triggers.map((t) => [t.id, compileRule(t)]) : []);
+  const wanted = new Map(enabled ? triggers.map((t) => [t.id, compileRule(t, zones)]) : []);
   const stale: string[] = [];
   for (const [id, row] of existing) {
     const rule = wanted.get(id);
@@ -210,7 +231,12 @@ async function checkPlacement(port: AlertingPort, body: WatcherBody): Promise<Re
     for (const [j, c] of (t.condition ?? []).entries()) {
       const m = monitors.get(c.monitor_id);
       if (!m || m.plant_id !== fn.plant_id) throw new DomainError(400, MSG.invalidInput(`triggers[${i}].condition[${j}].monitor_id`));
-      if (!m.tags.some((tag) => tag.tag_id === c.tag_id)) throw new DomainError(400, MSG.invalidInput(`triggers[${i}].condition[${j}].tag_id`));
+      const tag = m.tags.find((x) => x.tag_id === c.tag_id);
+      if (!tag) throw new DomainError(400, MSG.invalidInput(`triggers[${i}].condition[${j}].tag_id`));
+      // A zone is read from a velocity tag only (ISO 20816-3: mm/s RMS).
+      if (zoneThreshold(String(c.threshold)) && !isVelocityTag(m.monitor_type, tag.tag_unit)) {
+        throw new DomainError(400, MSG.invalidInput(`triggers[${i}].condition[${j}].threshold`));
+      }
     }
   }
   return fn;
@@ -240,11 +266,14 @@ async function views(port: AlertingPort, rows: WatcherRow[]): Promise<WatcherVie
 async function saveWatcher(port: AlertingPort, row: WatcherRow, before: WatcherRow | null, existsMessage: string): Promise<void> {
   const isNew = before === null;
   const changes = diff(before && audited(before), audited(row));
+  // Zone conditions compile in the boundaries of their monitor's asset as it is now.
+  const zoneIds = zoneMonitorIdsOf(row.triggers);
+  const zones = zoneIds.length ? zoneBoundariesOf((await port.config.monitors(zoneIds)).values()) : new Map<string, ZoneBoundaries>();
   try {
     await port.db.transaction(async (tx) => {
       if (isNew) await repo.insertWatcher(tx, row);
       else await repo.updateWatcher(tx, row);
-      await syncTriggers(tx, row.watcher_id, row.triggers, Number(row.is_enabled) === 1, Date.now());
+      await syncTriggers(tx, row.watcher_id, row.triggers, Number(row.is_enabled) === 1, Date.now(), zones);
       if (isNew || Object.keys(changes).length) await port.audit(tx, watcherChange(isNew ? "create" : "update", row, changes));
     });
   } catch (err) {

@@ -29,6 +29,25 @@ export const assetsActions: CmActions = {
     },
   },
 
+  "assets.severity": {
+    http: {
+      routes: ["GET /_cm/assets/:asset_id/_severity"],
+      group: "cm",
+      summary: "ISO 20816-3 severity of an asset",
+      description:
+        "The zone (A-D) of each velocity tag (a condition monitor's tag in mm/s RMS, 10-1000 Hz) of the asset's monitors from its latest value, " +
+        "against the boundaries of the asset's machine_group and foundation (attributes; else from kw, and rigid), and the worst of them. " +
+        "A value on a boundary is in the upper zone; a tag without a reading has value, zone and timestamp null.",
+      fields: { asset_id: ASSET_ID_FIELD },
+      answer: { schema: "$CmSeverity", example: EXAMPLES.severity },
+      errors: [[400, MSG.excessInputs], [400, MSG.invalidAssetId]],
+    },
+    params: { asset_id: text, $$messages: excess },
+    handler(ctx: Context<{ asset_id: string }, RequestMeta>) {
+      return assets.assetSeverity(this.use(ctx), ctx.params.asset_id);
+    },
+  },
+
   "assets.list": {
     http: {
       op: 74,

@@ -10,9 +10,10 @@ import * as events from "./events.repo";
 import * as latestValues from "./latest-values.repo";
 import { MSG } from "./messages";
 import type { CmPort } from "./port";
+import { bearingTolerance } from "./settings";
 import * as spectra from "./spectra.repo";
 import { severityOf } from "./status";
-import { assetView, diagnoseMonitor, evaluateAsset, eventLabel } from "./views";
+import { assetView, diagnoseMonitor, evaluateAsset, eventLabel, severityView } from "./views";
 
 /**
  * Opens an asset's event when it leaves normal, raises its severity while it worsens and
@@ -41,7 +42,7 @@ export async function evaluateAssets(port: CmPort, assetIds: Iterable<string>): 
   }
 }
 
-/** Op 73's object: status from the latest values, faults from the latest spectra, the open event. */
+/** Op 73's object: status from the latest values, faults from the latest spectra, the open event, the worst zone. */
 async function assetObject(port: CmPort, asset: { asset_id: string; asset_name: string }) {
   const monitors = await port.config.resolveMonitors(await port.config.monitorIds({ asset_id: asset.asset_id }));
   const ids = [...monitors.keys()];
@@ -53,10 +54,12 @@ async function assetObject(port: CmPort, asset: { asset_id: string; asset_name: 
   const { status } = evaluateAsset([...monitors.values()], latest);
   const faults = new Set<string>();
   for (const m of monitors.values()) {
-    const d = diagnoseMonitor(m, latestSpectra.filter((s) => s.monitor_id === m.monitor_id));
+    const d = diagnoseMonitor(m, latestSpectra.filter((s) => s.monitor_id === m.monitor_id), bearingTolerance());
     for (const f of d?.faults ?? []) faults.add(f.fault);
   }
-  return assetView(asset, status, event, [...faults]);
+  // The asset's attributes come with each of its monitors (op 74's list items have none).
+  const attributes = monitors.values().next().value?.asset_attributes ?? {};
+  return assetView(asset, status, event, [...faults], severityView(attributes, [...monitors.values()], latest).zone);
 }
 
 /** Op 73. */
@@ -64,6 +67,15 @@ export async function getAsset(port: CmPort, asset_id: string) {
   const asset = await port.config.visibleAsset(asset_id);
   if (!asset) throw new DomainError(400, MSG.invalidAssetId);
   return assetObject(port, asset);
+}
+
+/** The ISO 20816-3 zone of each velocity tag of the asset, and the worst (docs/api-tour.md, "Severity"). */
+export async function assetSeverity(port: CmPort, asset_id: string) {
+  const asset = await port.config.visibleAsset(asset_id);
+  if (!asset) throw new DomainError(400, MSG.invalidAssetId);
+  const monitors = await port.config.resolveMonitors(await port.config.monitorIds({ asset_id: asset.asset_id }));
+  const latest = await latestValues.latestOfMonitors(port.db, [...monitors.keys()]);
+  return severityView({ ...asset.attributes }, [...monitors.values()], latest);
 }
 
 /** Op 74: each asset of the function, as op 73 answers it. */

@@ -9,7 +9,7 @@ import type { CmActions } from "./cm.types";
 import { MSG } from "./messages";
 import { CAPTURE_FIELDS, EXAMPLES, MAX_TIMESTAMPS, MONITOR_ID_FIELD, TIMESTAMPS_FIELDS, ASSET_ID_FIELD } from "./openapi";
 import * as spectra from "./spectra";
-import type { CaptureParams, TimestampsParams } from "./spectra";
+import type { CaptureParams, EnvelopeParams, TimestampsParams } from "./spectra";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 
@@ -21,6 +21,9 @@ const captureParams = {
   timestamp: { ...EPOCH_MS, convert: true },
   // A query string's words only: `1`, `yes` or `True` are refused rather than guessed at.
   nearest: { type: "enum", values: ["true", "false"], optional: true },
+  envelope: { type: "enum", values: ["true", "false"], optional: true },
+  // Read in the domain against the capture's Nyquist frequency (spectra.ts).
+  band: { ...text, optional: true },
 } as const;
 
 const captureErrors: [number, string][] = [
@@ -28,6 +31,8 @@ const captureErrors: [number, string][] = [
   [400, MSG.invalidInput("axis")],
   [400, MSG.invalidInput("timestamp")],
   [400, MSG.invalidInput("nearest")],
+  [400, MSG.invalidInput("envelope")],
+  [400, MSG.invalidInput("band")],
 ];
 
 export const fftActions: CmActions = {
@@ -40,13 +45,15 @@ export const fftActions: CmActions = {
       description:
         "The peaks of the capture's spectrum, strongest first, each with the running speed it is read against. " +
         "An empty array when the monitor has no capture at that time (with nearest=true: none of that tag and axis at all). " +
-        "The capture's time is in the X-Capture-Timestamp header (epoch ms) whenever one is answered.",
+        "The capture's time is in the X-Capture-Timestamp header (epoch ms) whenever one is answered. " +
+        "A peak that matches a bearing defect frequency (specs.bearing) or its harmonic says which in `bearing`. " +
+        "With envelope=true: the peaks of the envelope spectrum.",
       fields: CAPTURE_FIELDS,
       answer: { schema: "$FftPeak[]", example: EXAMPLES.peaks },
       errors: [...captureErrors, [400, MSG.invalidAssetId]],
     },
     params: captureParams,
-    handler(ctx: Context<CaptureParams, RequestMeta>) {
+    handler(ctx: Context<CaptureParams & EnvelopeParams, RequestMeta>) {
       return spectra.capturePeaks(this.use(ctx), ctx.params);
     },
   },
@@ -79,13 +86,14 @@ export const fftActions: CmActions = {
       description:
         "Single-sided amplitude spectrum of the capture (Hann window), one point per bin from 0 Hz to half the sample rate, " +
         "its peaks flagged. An empty array when the monitor has no capture at that time (with nearest=true: none of that tag and axis at all). " +
-        "The capture's time is in the X-Capture-Timestamp header (epoch ms) whenever one is answered.",
+        "The capture's time is in the X-Capture-Timestamp header (epoch ms) whenever one is answered. " +
+        "With envelope=true: the envelope spectrum of a band (X-Envelope-Band), its peaks flagged.",
       fields: CAPTURE_FIELDS,
       answer: { schema: "$SpectrumPoint[]", example: EXAMPLES.spectrum },
       errors: captureErrors,
     },
     params: captureParams,
-    handler(ctx: Context<CaptureParams, RequestMeta>) {
+    handler(ctx: Context<CaptureParams & EnvelopeParams, RequestMeta>) {
       return spectra.captureSpectrum(this.use(ctx), ctx.params);
     },
   },

@@ -1,8 +1,9 @@
 /** The resources cm answers with, and the docs of its fields (the resources are announced in the service's `openapi` setting). */
-import { arr, measured, nullable, obj, str, type JsonSchema } from "../../lib/openapi-schema";
+import { arr, int, measured, nullable, obj, str, type JsonSchema } from "../../lib/openapi-schema";
 import type { FieldDoc } from "../../lib/operations";
 
 const COLORS = ["green", "yellow", "orange", "red", "grey"];
+const ZONE = { type: ["string", "null"], enum: ["A", "B", "C", "D", null] } as const;
 const AMPLITUDE = "the tag's unit (velocity mm/s, acceleration g)";
 
 const text = (description: string, example?: unknown): JsonSchema => ({
@@ -20,6 +21,15 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
       "Hz",
       "running speed: the asset's rotating_speed (RPM) / 60 when set, else the largest peak below 100 Hz; 0 when neither",
     ),
+    bearing: {
+      ...obj({
+        defect: { ...str, enum: ["BPFO", "BPFI", "BSF", "FTF"], description: "the bearing defect frequency the peak matches (from the monitor's specs.bearing)" },
+        order: measured("number", "orders", "the peak's frequency / running speed"),
+        harmonic: { ...int, description: "1: the defect frequency itself; k: its k-th harmonic" },
+        sidebands: { ...arr(measured("number", "Hz", "a sideband's frequency")), description: "the peaks beside it at ± 1x (BPFI) or ± FTF (BSF)" },
+      }),
+      description: "only on a peak that matches a bearing defect (or a harmonic of it); absent otherwise",
+    },
   }),
   SpectrumPoint: obj({
     freq: measured("number", "Hz", "the bin's frequency, from 0 to half the sample rate"),
@@ -33,6 +43,17 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
       "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
     ),
     Timestamp: { ...str, format: "date-time", description: "time of the newest of those spectra, ISO 8601 in UTC" },
+    zone: { ...ZONE, description: "the worst ISO 20816-3 zone of the monitor's velocity tags (the severity read); null without one" },
+    evidence: {
+      ...obj({
+        peak_hz: measured("number", "Hz", "the peak that matches the defect frequency"),
+        harmonics: { ...arr(measured("number", "Hz", "a harmonic's frequency")), description: "its harmonics found (2x to 5x)" },
+        sidebands: { ...arr(measured("number", "Hz", "a sideband's frequency")), description: "sidebands found beside it and its harmonics: ± 1x (BPFI), ± FTF (BSF)" },
+        strength: { ...str, enum: ["strong", "weak"], description: "weak: one matching peak without harmonic or sideband, not named as a fault" },
+      }),
+      type: ["object", "null"],
+      description: "the evidence of the leading bearing finding of the latest spectra (strong before weak, then the larger peak); null without one",
+    },
   }),
   MonitorValues: {
     ...obj({ timestamp: { ...measured("integer", "epoch ms", "time of the newest value; null without one"), type: ["integer", "null"] } }),
@@ -71,6 +92,33 @@ export const CM_SCHEMAS: Record<string, JsonSchema> = {
     event_status: text("the open event's status; empty without one", "Under Investigation"),
     event_label: text("what opened the event; empty without one", "Pump 1 DE bearing velocity_rms above warning threshold"),
     event_assignee: text("who handles the event; empty when nobody does"),
+    zone: { ...ZONE, description: "the worst ISO 20816-3 zone of the asset's velocity tags (the severity read); null without one" },
+  }),
+  CmSeverity: obj({
+    standard: text("the standard the zones are of", "ISO 20816-3"),
+    machine_group: { type: "integer", enum: [1, 2], description: "1 large (300 kW to 50 MW), 2 medium (15 kW to 300 kW): the asset's machine_group, else 1 from kw 300 up, else 2" },
+    foundation: { ...str, enum: ["rigid", "flexible"], description: "the asset's foundation, else rigid" },
+    boundaries: {
+      ...obj({
+        ab: measured("number", "mm/s", "upper limit of zone A"),
+        bc: measured("number", "mm/s", "upper limit of zone B"),
+        cd: measured("number", "mm/s", "upper limit of zone C"),
+      }),
+      description: "the standard's zone boundaries for that group and foundation",
+    },
+    tags: {
+      ...arr(
+        obj({
+          monitor_id: { ...str, format: "uuid" },
+          tag: text("the velocity tag's name", "velocity_rms"),
+          value: { ...nullable("number"), "x-unit": "mm/s", description: "the tag's latest value (RMS); null without one" },
+          zone: { ...ZONE, description: "the value's zone; a value on a boundary is in the upper zone; null without a value" },
+          timestamp: { ...measured("integer", "epoch ms", "time of the value; null without one"), type: ["integer", "null"] },
+        }),
+      ),
+      description: "each velocity tag (tag_unit mm/s) of the asset's condition monitors",
+    },
+    zone: { ...ZONE, description: "the worst of the tags' zones; null without one" },
   }),
 };
 
@@ -84,7 +132,7 @@ export const MONITOR_ID_FIELD: FieldDoc = { description: "the monitor's id", exa
 export const ASSET_ID_FIELD: FieldDoc = { description: "the asset's id", example: ASSET_ID };
 
 /** The query that names one capture: its monitor, tag, axis and time (exact, or the nearest one). */
-export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" | "nearest", FieldDoc> = {
+export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" | "nearest" | "envelope" | "band", FieldDoc> = {
   monitor_id: MONITOR_ID_FIELD,
   tag: { description: "the capture's tag, as the gateway sent it with the waveform", example: "velocity" },
   axis: { description: "the sensor axis of the capture", example: "x" },
@@ -98,6 +146,18 @@ export const CAPTURE_FIELDS: Record<"monitor_id" | "tag" | "axis" | "timestamp" 
       "true: the capture of this tag and axis nearest to timestamp, before or after it (of two equally near, the earlier); " +
       "false or absent: only a capture at exactly timestamp. The time of the capture answered is in the X-Capture-Timestamp header (epoch ms)",
     example: "true",
+  },
+  envelope: {
+    description:
+      "true: the envelope spectrum instead (band-pass, Hilbert envelope, its spectrum), with the same peaks and bearing matching; " +
+      "[] for a capture stored before its samples were kept. The band used is in the X-Envelope-Band header (`<low>-<high>` Hz)",
+    example: "true",
+  },
+  band: {
+    description:
+      "with envelope=true: the band to demodulate, `<low>-<high>` in Hz up to half the sample rate; " +
+      "absent: one octave around the strongest resonance above 10x running speed",
+    example: "2400-4800",
   },
 };
 
@@ -136,6 +196,8 @@ export const EXAMPLES = {
       monitor_name: "Pump 1 DE bearing",
       summary: "Unbalance: 1x running speed dominant at 24.8 Hz (order 1.00), amplitude 2.013",
       Timestamp: "2026-01-01T00:00:00.000Z",
+      zone: "C",
+      evidence: null,
     },
   ],
   timestamps: [CAPTURE_MS, CAPTURE_MS + 3_600_000],
@@ -160,5 +222,14 @@ export const EXAMPLES = {
     event_status: "Under Investigation",
     event_label: "Pump 1 DE bearing velocity_rms above caution threshold",
     event_assignee: "",
+    zone: "C",
+  },
+  severity: {
+    standard: "ISO 20816-3",
+    machine_group: 2,
+    foundation: "rigid",
+    boundaries: { ab: 1.4, bc: 2.8, cd: 4.5 },
+    tags: [{ monitor_id: MONITOR_ID, tag: "velocity_rms", value: 4.2, zone: "C", timestamp: CAPTURE_MS }],
+    zone: "C",
   },
 };

@@ -82,12 +82,36 @@ function refine(amplitudes: ArrayLike<number>, k: number, df: number): { freq: n
   return { freq: (k + d) * df, amplitude: b / hannKernel(d) };
 }
 
-/** Peaks strongest first, at most MAX_PEAKS. */
-export function findPeaks(amplitudes: ArrayLike<number>, df: number, floor = noiseFloor(amplitudes)): Peak[] {
+/**
+ * A floor that follows the spectrum: at each bin the larger of the global floor and LOCAL_FACTOR
+ * × the mean of the bins within 1% of the range either side (at least 8). For spectra whose noise
+ * is not flat, as an envelope spectrum's (band noise demodulates to a slope falling from 0 Hz to
+ * the bandwidth): against one median, its low bins would all read as peaks. For Rayleigh noise
+ * the mean is 1.06 × the median, so 5 × the local mean is as strict as the global floor is.
+ */
+export const LOCAL_FACTOR = 5;
+export function localNoiseFloor(amplitudes: ArrayLike<number>): Float64Array {
+  const n = amplitudes.length;
+  const global = noiseFloor(amplitudes);
+  const half = Math.max(8, Math.round(n / 100));
+  const prefix = new Float64Array(n + 1);
+  for (let k = 0; k < n; k++) prefix[k + 1] = prefix[k] + (k === 0 ? 0 : amplitudes[k]);
+  const floor = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const lo = Math.max(1, k - half);
+    const hi = Math.min(n, k + half + 1);
+    floor[k] = Math.max(global, hi > lo ? (LOCAL_FACTOR * (prefix[hi] - prefix[lo])) / (hi - lo) : 0);
+  }
+  return floor;
+}
+
+/** Peaks strongest first, at most MAX_PEAKS; `floor` one level, or one a bin. */
+export function findPeaks(amplitudes: ArrayLike<number>, df: number, floor: number | ArrayLike<number> = noiseFloor(amplitudes)): Peak[] {
   const peaks: Peak[] = [];
+  const floorAt = typeof floor === "number" ? () => floor : (k: number) => floor[k];
   for (let k = 1; k < amplitudes.length; k++) {
     const v = amplitudes[k];
-    if (v <= floor || v <= amplitudes[k - 1]) continue;
+    if (v <= floorAt(k) || v <= amplitudes[k - 1]) continue;
     if (k + 1 < amplitudes.length && v < amplitudes[k + 1]) continue;
     peaks.push({ bin: k, ...refine(amplitudes, k, df) });
   }

@@ -1,6 +1,14 @@
-/** The SQL of the spectra: one row a capture, its bins and the peaks found at ingestion. */
+/** The SQL of the spectra: one row a capture, its bins, its samples and the peaks found at ingestion. */
+import type { Band } from "./envelope";
 import type { Peak } from "./peaks";
 import type { Queryable } from "./port";
+
+/** The envelope spectrum of the default band, as found at ingestion. */
+export interface StoredEnvelope {
+  band: Band;
+  df: number;
+  peaks: Peak[];
+}
 
 export interface SpectrumRow {
   monitor_id: string;
@@ -12,7 +20,14 @@ export interface SpectrumRow {
   df: number;
   amplitudes: Buffer;
   peaks: Peak[];
+  /** The capture's samples as float32 bytes; null for captures stored before they were kept (and in reads that leave them out). */
+  waveform: Buffer | null;
+  envelope: StoredEnvelope | null;
 }
+
+/** Every column but the samples, which only an envelope read needs. */
+const ROW = "monitor_id, tag, axis, ts, sample_rate_hz, samples, df, amplitudes, peaks, envelope";
+const columns = (withWaveform: boolean): string => (withWaveform ? `${ROW}, waveform` : `${ROW}, NULL::bytea AS waveform`);
 
 interface SpectrumDbRow extends Omit<SpectrumRow, "ts"> {
   ts: string;
@@ -23,17 +38,30 @@ const toSpectrum = (r: SpectrumDbRow): SpectrumRow => ({ ...r, ts: Number(r.ts) 
 /** A capture is stored once: a redelivered waveform finds its row and changes nothing. */
 export async function insertSpectrum(db: Queryable, s: SpectrumRow): Promise<boolean> {
   const rows: unknown[] = await db.query(
-    `INSERT INTO spectra (monitor_id, tag, axis, ts, sample_rate_hz, samples, df, amplitudes, peaks, created_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+    `INSERT INTO spectra (monitor_id, tag, axis, ts, sample_rate_hz, samples, df, amplitudes, peaks, waveform, envelope, created_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
      ON CONFLICT DO NOTHING RETURNING 1`,
-    [s.monitor_id, s.tag, s.axis, s.ts, s.sample_rate_hz, s.samples, s.df, s.amplitudes, JSON.stringify(s.peaks), Date.now()],
+    [
+      s.monitor_id,
+      s.tag,
+      s.axis,
+      s.ts,
+      s.sample_rate_hz,
+      s.samples,
+      s.df,
+      s.amplitudes,
+      JSON.stringify(s.peaks),
+      s.waveform,
+      s.envelope && JSON.stringify(s.envelope),
+      Date.now(),
+    ],
   );
   return rows.length > 0;
 }
 
-export async function spectrumAt(db: Queryable, monitor_id: string, tag: string, axis: string, ts: number): Promise<SpectrumRow | undefined> {
+export async function spectrumAt(db: Queryable, monitor_id: string, tag: string, axis: string, ts: number, withWaveform = false): Promise<SpectrumRow | undefined> {
   const rows: SpectrumDbRow[] = await db.query(
-    `SELECT * FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts = $4`,
+    `SELECT ${columns(withWaveform)} FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts = $4`,
     [monitor_id, tag, axis, ts],
   );
   return rows[0] ? toSpectrum(rows[0]) : undefined;
@@ -43,9 +71,16 @@ export async function spectrumAt(db: Queryable, monitor_id: string, tag: string,
  * The capture of (monitor, tag, axis) nearest to `ts`, either side; of two equally near, the
  * earlier. Two probes of spectra_latest (one step each way), then the one row's bins.
  */
-export async function spectrumNearest(db: Queryable, monitor_id: string, tag: string, axis: string, ts: number): Promise<SpectrumRow | undefined> {
+export async function spectrumNearest(
+  db: Queryable,
+  monitor_id: string,
+  tag: string,
+  axis: string,
+  ts: number,
+  withWaveform = false,
+): Promise<SpectrumRow | undefined> {
   const rows: SpectrumDbRow[] = await db.query(
-    `SELECT * FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts = (
+    `SELECT ${columns(withWaveform)} FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts = (
        SELECT near.ts FROM (
          (SELECT ts FROM spectra WHERE monitor_id = $1 AND tag = $2 AND axis = $3 AND ts <= $4::bigint ORDER BY ts DESC LIMIT 1)
          UNION ALL
@@ -80,11 +115,11 @@ export async function spectrumTimestamps(db: Queryable, monitor_id: string, q: T
   return rows.map((r) => Number(r.ts));
 }
 
-/** The latest spectrum of each (tag, axis) of the monitors, without the bins. */
-export async function latestSpectra(db: Queryable, monitor_ids: string[]): Promise<Omit<SpectrumRow, "amplitudes">[]> {
+/** The latest spectrum of each (tag, axis) of the monitors, without the bins and samples. */
+export async function latestSpectra(db: Queryable, monitor_ids: string[]): Promise<Omit<SpectrumRow, "amplitudes" | "waveform">[]> {
   if (monitor_ids.length === 0) return [];
   const rows: SpectrumDbRow[] = await db.query(
-    `SELECT DISTINCT ON (monitor_id, tag, axis) monitor_id, tag, axis, ts, sample_rate_hz, samples, df, peaks
+    `SELECT DISTINCT ON (monitor_id, tag, axis) monitor_id, tag, axis, ts, sample_rate_hz, samples, df, peaks, envelope
        FROM spectra WHERE monitor_id = ANY($1::uuid[])
       ORDER BY monitor_id, tag, axis, ts DESC`,
     [monitor_ids],

@@ -50,10 +50,8 @@ export function hannWindow(n: number): { w: Float64Array; sum: number } {
 const isPowerOfTwo = (n: number): boolean => n >= 2 && (n & (n - 1)) === 0;
 
 /** Bins 0..N/2 of the DFT of a real signal, interleaved re/im, for a power-of-two length. */
-function realDft(x: Float64Array): Float64Array {
-  const f = fftOf(x.length);
-  const out = new Float64Array(2 * x.length);
-  f.realTransform(out, x);
+function realDft(x: Float64Array, out: Float64Array = new Float64Array(2 * x.length)): Float64Array {
+  fftOf(x.length).realTransform(out, x);
   return out;
 }
 
@@ -93,15 +91,17 @@ function chirpOf(n: number): Chirp {
   return c;
 }
 
-/** Exact DFT of any length (Bluestein), interleaved re/im for bins 0..N−1. */
-function anyLengthDft(x: Float64Array): Float64Array {
-  const n = x.length;
+/** Exact DFT of any length (Bluestein) of a complex signal (interleaved re/im), bins 0..N−1 interleaved. */
+function anyLengthComplexDft(z: Float64Array): Float64Array {
+  const n = z.length / 2;
   const { m, w, bHat } = chirpOf(n);
   const f = fftOf(m);
   const a = new Float64Array(2 * m);
   for (let k = 0; k < n; k++) {
-    a[2 * k] = x[k] * w[2 * k];
-    a[2 * k + 1] = x[k] * w[2 * k + 1];
+    const re = z[2 * k];
+    const im = z[2 * k + 1];
+    a[2 * k] = re * w[2 * k] - im * w[2 * k + 1];
+    a[2 * k + 1] = re * w[2 * k + 1] + im * w[2 * k];
   }
   const aHat = new Float64Array(2 * m);
   f.transform(aHat, a);
@@ -123,14 +123,50 @@ function anyLengthDft(x: Float64Array): Float64Array {
   return out;
 }
 
+/** Exact DFT of any length of a real signal, interleaved re/im for bins 0..N−1. */
+function anyLengthDft(x: Float64Array): Float64Array {
+  const z = new Float64Array(2 * x.length);
+  for (let k = 0; k < x.length; k++) z[2 * k] = x[k];
+  return anyLengthComplexDft(z);
+}
+
+/**
+ * The DFT of a real signal of any length, interleaved re/im; bins 0..floor(N/2) are filled (the
+ * others mirror them). `out` (2N values): a buffer to reuse, taken for power-of-two lengths.
+ */
+export function realSignalDft(x: Float64Array, out?: Float64Array): Float64Array {
+  return isPowerOfTwo(x.length) ? realDft(x, out) : anyLengthDft(x);
+}
+
+/** The inverse DFT (1/N scaled) of N complex bins, interleaved re/im, for any N; `out` as realSignalDft's. */
+export function inverseDft(bins: Float64Array, out?: Float64Array): Float64Array {
+  const n = bins.length / 2;
+  if (isPowerOfTwo(n)) {
+    const result = out ?? new Float64Array(2 * n);
+    fftOf(n).inverseTransform(result, bins);
+    return result;
+  }
+  // ifft(X) = conj(fft(conj(X))) / N
+  const conj = new Float64Array(bins);
+  for (let k = 1; k < conj.length; k += 2) conj[k] = -conj[k];
+  const back = anyLengthComplexDft(conj);
+  for (let k = 0; k < back.length; k += 2) {
+    back[k] /= n;
+    back[k + 1] = -back[k + 1] / n;
+  }
+  return back;
+}
+
 /** The amplitude spectrum of `samples` taken at `sampleRateHz`. Needs at least 2 samples. */
 export function amplitudeSpectrum(samples: ArrayLike<number>, sampleRateHz: number): Spectrum {
   const n = samples.length;
   if (n < 2) throw new RangeError("a spectrum needs at least 2 samples");
   const { w, sum } = hannWindow(n);
-  const x = new Float64Array(n);
-  for (let i = 0; i < n; i++) x[i] = samples[i] * w[i];
-  const dft = isPowerOfTwo(n) ? realDft(x) : anyLengthDft(x);
+  // Windowed in place of a copy: the loop then reads one kind of array whatever the caller passed
+  // (a capture's number[], an envelope's Float64Array), which keeps V8's access to it monomorphic.
+  const x = new Float64Array(samples);
+  for (let i = 0; i < n; i++) x[i] *= w[i];
+  const dft = realSignalDft(x);
   const bins = Math.floor(n / 2) + 1;
   const amplitudes = new Float64Array(bins);
   const scale = 2 / sum;

@@ -1,8 +1,9 @@
 /**
  * The shapes of the /_cm operations, built from cm's rows and config's names. Pure.
  */
+import { isVelocityTag, ISO_20816_3, machineClassOf, worstZone, zoneBoundaries, zoneOf, type Zone, type ZoneBoundaries } from "../../lib/iso20816";
 import type { MonitorTag, ResolvedMonitor } from "../config/contract";
-import { bearingGeometryOf, diagnose, summaryLines, type Fault } from "./faults";
+import { bearingFault, bearingFindings, bearingGeometryOf, diagnose, leadingFinding, summaryLines, type BearingEvidence, type BearingFinding, type BearingMatch, type Fault } from "./faults";
 import { fundamentalFrequency, type Peak } from "./peaks";
 import type { EventRow } from "./events.repo";
 import type { LatestValue } from "./latest-values.repo";
@@ -22,9 +23,42 @@ export function spectrumView(amplitudes: ArrayLike<number>, df: number, peaks: P
   return out;
 }
 
-export function peaksView(peaks: Peak[], fundamental: number) {
-  return peaks.map((p) => ({ freq: freqOf(p.freq), tag_value: valueOf(p.amplitude), fundamental_freq: freqOf(fundamental) }));
+/** Op 67's items; a peak that matches a bearing defect says which (`bearing`), the others are as before. */
+export function peaksView(peaks: Peak[], fundamental: number, matches: ReadonlyMap<number, BearingMatch> = new Map()) {
+  return peaks.map((p) => {
+    const m = matches.get(p.bin);
+    const item = { freq: freqOf(p.freq), tag_value: valueOf(p.amplitude), fundamental_freq: freqOf(fundamental) };
+    return m ? { ...item, bearing: { defect: m.defect, order: orderOf(m.order), harmonic: m.harmonic, sidebands: m.sidebands.map(freqOf) } } : item;
+  });
 }
+
+/** Orders to 4 decimals: a 0.01% reading of a ratio, more than any speed is known to. */
+const orderOf = (order: number): number => Math.round(order * 1e4) / 1e4;
+
+/** Every peak that makes one of the bearing findings, by bin (the first defect a peak matches). */
+export function bearingMatches(
+  peaks: Peak[],
+  fundamental: number,
+  df: number,
+  maxFreq: number,
+  specs: unknown,
+  bearingTolerance?: number,
+): Map<number, BearingMatch> {
+  const out = new Map<number, BearingMatch>();
+  for (const f of bearingFindings({ peaks, fundamental, df, maxFreq, bearing: bearingGeometryOf(specs), bearingTolerance })) {
+    for (const [bin, m] of f.matches) if (!out.has(bin)) out.set(bin, m);
+  }
+  return out;
+}
+
+const isStrong = (f: BearingFinding): boolean => f.evidence.strength === "strong";
+
+const evidenceView = (e: BearingEvidence) => ({
+  peak_hz: freqOf(e.peak_hz),
+  harmonics: e.harmonics.map(freqOf),
+  sidebands: e.sidebands.map(freqOf),
+  strength: e.strength,
+});
 
 /** The asset's `rotating_speed` (RPM) when it is a positive number (or numeric text). */
 export function rotatingSpeedOf(monitor: Pick<ResolvedMonitor, "asset_attributes">): number | undefined {
@@ -38,27 +72,47 @@ export interface MonitorDiagnosis {
   summary: string;
   Timestamp: string;
   faults: Fault[];
+  /** The evidence of the leading bearing finding of the latest spectra (strong first); null without one. */
+  evidence: ReturnType<typeof evidenceView> | null;
 }
 
 /** Fault summary of a monitor from the latest spectrum of each of its (tag, axis). */
 export function diagnoseMonitor(
   monitor: ResolvedMonitor,
-  spectra: Omit<SpectrumRow, "amplitudes">[],
+  spectra: Omit<SpectrumRow, "amplitudes" | "waveform">[],
+  bearingTolerance?: number,
 ): MonitorDiagnosis | undefined {
   if (spectra.length === 0) return undefined;
   const rpm = rotatingSpeedOf(monitor);
   const bearing = bearingGeometryOf(monitor.specs);
   const lines: string[] = [];
   const faults: Fault[] = [];
+  const plain: BearingFinding[] = [];
+  const enveloped: BearingFinding[] = [];
   const sorted = [...spectra].sort((a, b) => a.tag.localeCompare(b.tag) || a.axis.localeCompare(b.axis));
   for (const s of sorted) {
-    const f1 = fundamentalFrequency(s.peaks, rpm);
-    const found = diagnose({ peaks: s.peaks, fundamental: f1, df: s.df, maxFreq: s.sample_rate_hz / 2, bearing });
+    const input = { peaks: s.peaks, fundamental: fundamentalFrequency(s.peaks, rpm), df: s.df, maxFreq: s.sample_rate_hz / 2, bearing, bearingTolerance };
+    const found = diagnose(input);
+    const inPlain = bearingFindings(input);
+    plain.push(...inPlain);
+    // A defect the envelope spectrum shows strong and the plain one does not: named, " (envelope)".
+    const inEnvelope = s.envelope ? bearingFindings({ ...input, peaks: s.envelope.peaks, df: s.envelope.df }) : [];
+    enveloped.push(...inEnvelope);
+    const strongInPlain = new Set(inPlain.filter(isStrong).map((f) => f.defect));
+    for (const f of inEnvelope) if (isStrong(f) && !strongInPlain.has(f.defect)) found.push(bearingFault(f, input.fundamental, " (envelope)"));
     faults.push(...found);
-    for (const line of summaryLines(found, s.peaks, f1)) lines.push(sorted.length > 1 ? `[${s.tag} ${s.axis}] ${line}` : line);
+    for (const line of summaryLines(found, s.peaks, input.fundamental)) lines.push(sorted.length > 1 ? `[${s.tag} ${s.axis}] ${line}` : line);
   }
   const latest = Math.max(...spectra.map((s) => s.ts));
-  return { monitor_name: monitor.monitor_name, summary: lines.join("\n"), Timestamp: new Date(latest).toISOString(), faults };
+  // The plain spectrum's strong finding, else the envelope's, else the weak one of either.
+  const lead = [plain, enveloped, [...plain, ...enveloped]].map(leadingFinding).find((f, i) => f && (i === 2 || isStrong(f)));
+  return {
+    monitor_name: monitor.monitor_name,
+    summary: lines.join("\n"),
+    Timestamp: new Date(latest).toISOString(),
+    faults,
+    evidence: lead ? evidenceView(lead.evidence) : null,
+  };
 }
 
 export interface TagReading {
@@ -130,12 +184,46 @@ export function eventLabel(cause: NonNullable<AssetEvaluation["cause"]>): string
   return `${cause.monitor_name} ${cause.tag_name} above ${limit} threshold`;
 }
 
+export interface VelocityZone {
+  monitor_id: string;
+  /** The tag's name, as op 71 keys its values. */
+  tag: string;
+  value: number | null;
+  zone: Zone | null;
+  /** Epoch ms of the reading; null without one. */
+  timestamp: number | null;
+}
+
+/** Each velocity tag of the monitors with its latest value and zone (null without a reading). */
+export function velocityZones(monitors: ResolvedMonitor[], latest: LatestValue[], bounds: ZoneBoundaries): VelocityZone[] {
+  return monitors.flatMap((m) =>
+    tagReadings(m, latest)
+      .filter((r) => isVelocityTag(m.monitor_type, r.tag.tag_unit))
+      .map((r) => ({
+        monitor_id: m.monitor_id,
+        tag: r.tag.tag_name,
+        value: r.value ? r.value.value : null,
+        zone: r.value ? zoneOf(r.value.value, bounds) : null,
+        timestamp: r.value ? r.value.ts : null,
+      })),
+  );
+}
+
+/** The zone of each velocity tag of an asset's monitors and the worst of them. */
+export function severityView(attributes: Record<string, unknown>, monitors: ResolvedMonitor[], latest: LatestValue[]) {
+  const machine = machineClassOf(attributes);
+  const boundaries = zoneBoundaries(machine);
+  const tags = velocityZones(monitors, latest, boundaries);
+  return { standard: ISO_20816_3, ...machine, boundaries, tags, zone: worstZone(tags.map((t) => t.zone)) };
+}
+
 /** Op 73: event fields are empty strings, and asset_status too, when the asset has no open event. */
 export function assetView(
   asset: { asset_id: string; asset_name: string },
   status: AssetStatus,
   event: EventRow | undefined,
   faults: string[],
+  zone: Zone | null,
 ) {
   return {
     asset_id: asset.asset_id,
@@ -148,5 +236,6 @@ export function assetView(
     event_status: event?.event_status ?? "",
     event_label: event?.event_label ?? "",
     event_assignee: event?.event_assignee ?? "",
+    zone,
   };
 }

@@ -28,6 +28,9 @@ const attributes = {
     frequency: optNumber,
     volts: optNumber,
     amp: optNumber,
+    // ISO 20816-3's machine group and foundation (cm's severity zones, docs/api-tour.md).
+    machine_group: { type: "enum", values: [1, 2], optional: true, nullable: true },
+    foundation: { type: "enum", values: ["rigid", "flexible"], optional: true, nullable: true },
   },
 } as const;
 
@@ -41,7 +44,8 @@ const WRITE_FIELDS: Record<string, FieldDoc> = {
   is_critical: { enum: ["yes", "no"], description: "whether the asset is critical (any case); no when not given", example: "yes" },
   attributes: {
     type: "$AssetAttributes",
-    description: "the machine's data, every key optional: rotating_speed in RPM, kw in kW, frequency in Hz, volts in V, amp in A",
+    description:
+      "the machine's data, every key optional: rotating_speed in RPM, kw in kW, frequency in Hz, volts in V, amp in A; machine_group (1 or 2) and foundation (rigid or flexible) as ISO 20816-3 classes the machine",
     example: { machine_type: "pump", rotating_speed: 1480, manufacturer: "Kirloskar", kw: 15, frequency: 50, volts: 415, amp: 28.5 },
   },
 };

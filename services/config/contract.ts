@@ -28,6 +28,10 @@ export interface AssetAttributes {
   volts?: number;
   /** A */
   amp?: number;
+  /** ISO 20816-3: 1 large (300 kW to 50 MW), 2 medium (15 kW to 300 kW); absent: from kw. */
+  machine_group?: 1 | 2;
+  /** ISO 20816-3's support; absent: rigid. */
+  foundation?: "rigid" | "flexible";
 }
 
 export interface Thresholds {

@@ -70,6 +70,8 @@ export const CONFIG_SCHEMAS: Record<string, JsonSchema> = {
     frequency: { ...measured("number", "Hz", "supply frequency"), minimum: 0 },
     volts: { ...measured("number", "V", "rated voltage"), minimum: 0 },
     amp: { ...measured("number", "A", "rated current"), minimum: 0 },
+    machine_group: { type: "integer", enum: [1, 2], description: "ISO 20816-3 machine group: 1 large (300 kW to 50 MW), 2 medium (15 kW to 300 kW); absent: 1 from kw 300 up, else 2" },
+    foundation: { ...text("ISO 20816-3 foundation; absent: rigid", "rigid"), enum: ["rigid", "flexible"] },
   }),
   Asset: obj({
     asset_id: uuid("the asset's id"),

@@ -176,19 +176,35 @@ describe("fault summary (op 68)", () => {
         monitor_name: "P-101 DE bearing",
         summary: expect.stringMatching(/^Unbalance: 1x running speed dominant at 25\.0 Hz \(order 1\.00\), amplitude (1\.9\d\d|2\.0\d\d)$/),
         Timestamp: new Date(TS).toISOString(),
+        // No velocity reading yet: no ISO 20816-3 zone; no bearing peak.
+        zone: null,
+        evidence: null,
       },
     ]);
   });
 
   it("reads a later capture with a bearing outer race defect", async () => {
     const bpfo = (9 * 25 / 2) * (1 - 7.94 / 39.04);
-    await t.node.broker.call("cm.ingest.waveform", waveform([{ f: 25, a: 1 }, { f: bpfo, a: 0.3 }], TS + 60_000));
-    const res = await t.http<{ summary: string; Timestamp: string }[]>("GET", `/_cm/fft/_summary?asset_id=${ids.asset}`);
+    // BPFO with its second harmonic: a strong finding (a lone BPFO peak is weak, not a fault).
+    await t.node.broker.call("cm.ingest.waveform", waveform([{ f: 25, a: 1 }, { f: bpfo, a: 0.3 }, { f: 2 * bpfo, a: 0.12 }], TS + 60_000));
+    const res = await t.http<{ summary: string; Timestamp: string; evidence: Record<string, unknown> }[]>("GET", `/_cm/fft/_summary?asset_id=${ids.asset}`);
     expect(res.body).toHaveLength(1);
     expect(res.body[0].Timestamp).toBe(new Date(TS + 60_000).toISOString());
     const lines = res.body[0].summary.split("\n");
     expect(lines[0]).toMatch(/^Unbalance: /);
     expect(lines[1]).toMatch(/^Bearing outer race defect \(BPFO\) at 89\.6 Hz: peak at 89\.\d Hz \(order 3\.5\d\), amplitude 0\.\d{3}$/);
+    expect(lines).toHaveLength(2);
+    expect(res.body[0].evidence).toEqual({ peak_hz: expect.closeTo(bpfo, 0), harmonics: [expect.closeTo(2 * bpfo, 0)], sidebands: [], strength: "strong" });
+    const peaks = await t.http<{ freq: number; bearing?: Record<string, unknown> }[]>(
+      "GET",
+      `/_cm/fft/_peaks?monitor_id=${ids.monitor}&tag=vibration&axis=x&timestamp=${TS + 60_000}`,
+    );
+    expect(peaks.body.filter((p) => p.bearing).map((p) => p.bearing)).toEqual([
+      { defect: "BPFO", order: expect.closeTo(bpfo / 25, 2), harmonic: 1, sidebands: [] },
+      { defect: "BPFO", order: expect.closeTo((2 * bpfo) / 25, 2), harmonic: 2, sidebands: [] },
+    ]);
+    // The running-speed peak is as before: no bearing key.
+    expect(Object.keys(peaks.body[0])).toEqual(["freq", "tag_value", "fundamental_freq"]);
     const ts = await t.http("GET", `/_cm/fft/_timestamps?monitor_id=${ids.monitor}`);
     expect(ts.body).toEqual([TS, TS + 60_000]);
   });
@@ -217,6 +233,7 @@ describe("latest values, colours, status and events (ops 71-74)", () => {
       event_status: "",
       event_label: "",
       event_assignee: "",
+      zone: null,
     });
   });
 

@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import { get } from "../../lib/api.js";
 import { Sparkline, TrendSection, limitOf } from "./trend.js";
+import { SeveritySection } from "./severity.js";
 import { SpectrumSection } from "./spectrum.js";
 import { ErrorNote, Loading, Page, Status, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
 
@@ -32,7 +33,7 @@ async function loadMonitors(assetId) {
     const list = await get("/_config/monitors/_list", { asset_id: assetId });
     /** @type {import("../../lib/types.js").Monitor[]} */
     const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
-    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway }));
+    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway, specs: details[i].specs }));
   } catch (e) {
     /** @type {MonitorLatest[]} */
     const latest = await get("/_cm/monitors/_list", { asset_id: assetId }).catch(() => {
@@ -220,6 +221,7 @@ export function AssetPage({ user, id: assetId }) {
       ${monitors.data && mons.length === 0 ? html`<p class="muted">No monitor is attached to this asset.</p>` : null}
       ${mons.length > 0 && cmModule ? html`<${LatestValues} assetId=${assetId} monitors=${mons} onTrend=${chooseTrend} selected=${trend} />` : null}
     </section>
+    ${mons.length > 0 && cmModule ? html`<${SeveritySection} assetId=${assetId} monitors=${mons} />` : null}
     ${mons.length > 0 && !cmModule ? html`<p class="muted">Latest values, trends and spectra need the Condition Monitoring module.</p>` : null}
     ${mons.length > 0 && cmModule
       ? html`<section aria-labelledby="trend-title" class="card">

@@ -1,7 +1,8 @@
 // @ts-check
 // Vibration spectra of the asset page: the spectrum of a chosen capture (the one nearest to a time
 // picked on the trend, or chosen from the list of capture times), its peaks labelled with their
-// frequency, cursors at 1×, 2× and 3× the running speed, and a waterfall of the last captures.
+// frequency, cursors at 1×, 2× and 3× the running speed, its envelope spectrum beside it with
+// cursors at the bearing's defect frequencies, and a waterfall of the last captures.
 //
 // A spectrum is drawn straight from its bins with uPlot (which draws a dense line as one min/max
 // stroke per pixel column), so 32,768 bins draw in a few milliseconds; the chart's element carries
@@ -17,6 +18,8 @@ const CURSOR = "#33475b";
 const SELECTED = "#1a5fb4";
 const PANEL = "#f8f9fa";
 const CAPTURE_HEADER = "X-Capture-Timestamp";
+const BAND_HEADER = "X-Envelope-Band";
+const BEARING = "#a2461d";
 /** Peaks labelled on the chart, strongest first; the table lists more. */
 const LABELLED_PEAKS = 6;
 const LISTED_PEAKS = 12;
@@ -30,7 +33,15 @@ const CAPTURE_CHOICES = 200;
 /**
  * One capture: its time (epoch ms, the service's answer), bins, refined peaks (null when they
  * could not be read, with the reason).
- * @typedef {{ ts: number | null, bins: SpectrumBin[], peaks: import("../../lib/types.js").SpectrumPeak[] | null, peaksError: Failure | null }} Capture
+ * @typedef {{ ts: number | null, bins: SpectrumBin[], peaks: import("../../lib/types.js").SpectrumPeak[] | null, peaksError: Failure | null, envelope: Envelope | null }} Capture
+ */
+/**
+ * A capture's envelope spectrum: the band demodulated (X-Envelope-Band, `<low>-<high>` Hz), its bins and peaks.
+ * @typedef {{ band: string, bins: SpectrumBin[], peaks: import("../../lib/types.js").SpectrumPeak[] }} Envelope
+ */
+/**
+ * A cursor at a frequency, with its label.
+ * @typedef {{ freq: number, label: string }} Cursor
  */
 /**
  * A peak to mark: frequency (Hz) and amplitude.
@@ -55,15 +66,51 @@ export const vibrationTag = (/** @type {AssetMonitor | undefined} */ monitor) =>
  */
 async function loadCapture({ monitor_id, tag, axis, timestamp }) {
   const query = { monitor_id, tag, axis, timestamp, nearest: "true" };
-  const [spectrum, peaks] = await Promise.all([
+  const [spectrum, peaks, envelope] = await Promise.all([
     api("GET", "/_cm/fft/_spectrum", { query, raw: true }),
     // The peaks add the refined frequencies and the running speed; without them the flagged bins do.
     api("GET", "/_cm/fft/_peaks", { query, raw: true }).catch((/** @type {Failure} */ error) => ({ error })),
+    loadEnvelope(query).catch(() => null),
   ]);
   const ts = Number(spectrum.headers.get(CAPTURE_HEADER)) || null;
   const bins = await spectrum.json();
   const peakList = peaks.error ? null : await peaks.json();
-  return { ts, bins, peaks: peakList, peaksError: peaks.error ?? null };
+  return { ts, bins, peaks: peakList, peaksError: peaks.error ?? null, envelope };
+}
+
+/**
+ * The envelope spectrum of the same capture in the service's default band, and its peaks; null
+ * for a capture stored without its samples.
+ * @param {Record<string, string | number>} query
+ * @returns {Promise<Envelope | null>}
+ */
+async function loadEnvelope(query) {
+  const ask = { ...query, envelope: "true" };
+  const [spectrum, peaks] = await Promise.all([api("GET", "/_cm/fft/_spectrum", { query: ask, raw: true }), get("/_cm/fft/_peaks", ask)]);
+  const bins = await spectrum.json();
+  return bins.length ? { band: spectrum.headers.get(BAND_HEADER) ?? "", bins, peaks } : null;
+}
+
+/**
+ * The bearing's defect frequencies (Hz) at running speed `f` from the monitor's `specs.bearing`,
+ * the formulas the service uses (services/cm/faults.ts); empty without a usable geometry.
+ * @param {Record<string, unknown> | undefined} specs
+ * @param {number | null} f
+ * @returns {Cursor[]}
+ */
+export function bearingCursors(specs, f) {
+  const raw = /** @type {Record<string, unknown>} */ (specs?.bearing && typeof specs.bearing === "object" ? specs.bearing : (specs ?? {}));
+  const n = Number(raw.rolling_elements ?? raw.number_of_balls);
+  const d = Number(raw.ball_diameter);
+  const D = Number(raw.pitch_diameter);
+  const r = (d / D) * Math.cos((Number(raw.contact_angle ?? 0) * Math.PI) / 180);
+  if (!f || !(n >= 1) || !(d > 0) || !(D > d) || !Number.isFinite(r)) return [];
+  return [
+    { label: "FTF", freq: (f / 2) * (1 - r) },
+    { label: "BSF", freq: ((D * f) / (2 * d)) * (1 - r * r) },
+    { label: "BPFO", freq: ((n * f) / 2) * (1 - r) },
+    { label: "BPFI", freq: ((n * f) / 2) * (1 + r) },
+  ];
 }
 
 /**
@@ -118,33 +165,36 @@ function placePeakLabels(u, layer, peaks) {
 }
 
 /**
- * Dashed verticals at 1×, 2×, 3× the running speed, each labelled with its order.
+ * Labelled verticals: dashed ones at 1×, 2×, 3× the running speed (labels at the foot), solid
+ * ones at the bearing's defect frequencies (labels at the head, staggered).
  * @param {uPlot} u
- * @param {number | null} speed
+ * @param {Cursor[]} cursors
+ * @param {{ color: string, dashed: boolean }} style
  */
-function drawSpeedCursors(u, speed) {
-  if (!speed) return;
+function drawCursors(u, cursors, { color, dashed }) {
   const { ctx } = u;
   const { top, height } = u.bbox;
   const dpr = uPlot.pxRatio;
   ctx.save();
-  ctx.strokeStyle = CURSOR;
-  ctx.fillStyle = CURSOR;
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
   ctx.lineWidth = dpr;
-  ctx.setLineDash([4 * dpr, 3 * dpr]);
+  if (dashed) ctx.setLineDash([4 * dpr, 3 * dpr]);
   ctx.font = `${11 * dpr}px system-ui, sans-serif`;
-  for (const k of [1, 2, 3]) {
-    const f = k * speed;
-    if (f < /** @type {number} */ (u.scales.x.min) || f > /** @type {number} */ (u.scales.x.max)) continue;
-    const x = u.valToPos(f, "x", true);
+  cursors.forEach((c, i) => {
+    if (c.freq < /** @type {number} */ (u.scales.x.min) || c.freq > /** @type {number} */ (u.scales.x.max)) return;
+    const x = u.valToPos(c.freq, "x", true);
     ctx.beginPath();
     ctx.moveTo(x, top);
     ctx.lineTo(x, top + height);
     ctx.stroke();
-    ctx.fillText(`${k}×`, x + 3 * dpr, top + height - 4 * dpr);
-  }
+    ctx.fillText(c.label, x + 3 * dpr, dashed ? top + height - 4 * dpr : top + (12 + 12 * (i % 2)) * dpr);
+  });
   ctx.restore();
 }
+
+/** The running speed's cursors: 1×, 2×, 3×. */
+const speedCursors = (/** @type {number | null} */ speed) => (speed ? [1, 2, 3].map((k) => ({ freq: k * speed, label: `${k}×` })) : []);
 
 /**
  * Small triangles on the labelled peaks.
@@ -173,13 +223,15 @@ function drawPeakMarks(u, peaks) {
 /**
  * A spectrum as a uPlot line from its bins: x in Hz (drag to zoom, double-click for the whole
  * range), y in the tag's unit; peaks labelled, running-speed cursors. Shows 0..`maxFreq` at first.
- * @param {{ bins: SpectrumBin[], unit: string, peaks: Peak[], speed: number | null, maxFreq?: number, height?: number, label: string }} props
+ * `cursors`: more verticals, solid and labelled (the envelope's bearing frequencies); `kind`: the
+ * element's class, `spectrum-chart` or `envelope-chart` (what tests and bench:console pick by).
+ * @param {{ bins: SpectrumBin[], unit: string, peaks: Peak[], speed: number | null, cursors?: Cursor[], maxFreq?: number, height?: number, label: string, kind?: string }} props
  */
-export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300, label }) {
+export function SpectrumChart({ bins, unit, peaks, speed, cursors = [], maxFreq, height = 300, label, kind = "spectrum-chart" }) {
   const box = useRef(/** @type {HTMLDivElement | null} */ (null));
   const plot = useRef(/** @type {uPlot | null} */ (null));
-  const current = useRef({ peaks, speed });
-  current.current = { peaks, speed };
+  const current = useRef({ peaks, speed, cursors });
+  current.current = { peaks, speed, cursors };
   useEffect(() => {
     const el = box.current;
     if (!el || !bins || bins.length === 0) return undefined;
@@ -212,7 +264,8 @@ export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300,
           ready: [(self) => self.over.append(layer)],
           draw: [
             (self) => {
-              drawSpeedCursors(self, current.current.speed);
+              drawCursors(self, speedCursors(current.current.speed), { color: CURSOR, dashed: true });
+              drawCursors(self, current.current.cursors, { color: BEARING, dashed: false });
               const marked = current.current.peaks.slice(0, LABELLED_PEAKS);
               drawPeakMarks(self, marked);
               placePeakLabels(self, layer, marked);
@@ -242,8 +295,8 @@ export function SpectrumChart({ bins, unit, peaks, speed, maxFreq, height = 300,
   // New cursors or peaks for the same bins: drawn again, not rebuilt.
   useEffect(() => {
     plot.current?.redraw(false);
-  }, [speed, peaks]);
-  return html`<div class="chart spectrum-chart" ref=${box} role="img" aria-label=${label}></div>`;
+  }, [speed, peaks, cursors]);
+  return html`<div class=${`chart ${kind}`} ref=${box} role="img" aria-label=${label}></div>`;
 }
 
 /**
@@ -514,6 +567,7 @@ export function SpectrumSection({ monitors, picked }) {
           <p class="hint">Drag across the spectrum to zoom in on a band; double-click for the whole range.</p>`
       : null}
     ${c && c.peaksError ? html`<p class="muted small">Peaks: ${c.peaksError.message}; the flagged bins are marked instead.</p>` : null}
+    ${c && c.bins.length > 0 ? html`<${EnvelopeView} capture=${c} monitor=${monitor} speed=${speed} unit=${unit} label=${`${choice.tag} axis ${choice.axis} at ${time(c.ts, true)}`} />` : null}
     <h3 id="waterfall-title">Waterfall</h3>
     <div class="row">
       <${Field} label="Captures in the waterfall" name="wf_count" as="select" value=${String(count)} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setCount(Number(e.currentTarget.value))}>
@@ -539,6 +593,46 @@ export function SpectrumSection({ monitors, picked }) {
         ? html`<p class="muted">Loading the last captures…</p>`
         : null}
   </div>`;
+}
+
+/**
+ * The envelope spectrum of the capture beside its spectrum: cursors at the bearing's defect
+ * frequencies, and which of them the envelope's peaks match (the service's `bearing`).
+ * @param {{ capture: Capture, monitor: AssetMonitor | undefined, speed: number | null, unit: string, label: string }} props
+ */
+function EnvelopeView({ capture, monitor, speed, unit, label }) {
+  const env = capture.envelope;
+  if (!env) return html`<p class="muted small">No envelope spectrum: this capture was stored without its samples.</p>`;
+  const cursors = bearingCursors(monitor?.specs, speed);
+  const peaks = env.peaks.map((p) => ({ freq: p.freq, value: p.tag_value }));
+  const matched = env.peaks.filter((p) => p.bearing);
+  // Up to the fifth harmonic of the highest defect frequency, else 20× running speed.
+  const top = Math.max(0, ...cursors.map((x) => x.freq));
+  const maxFreq = top ? 5.5 * top : speed ? 20 * speed : undefined;
+  const where = cursors.length ? `; bearing cursors at ${cursors.map((x) => `${x.label} ${hz(x.freq)}`).join(", ")}` : "";
+  return html`<h3 id="envelope-title">Envelope spectrum</h3>
+    <p class="legend-note">
+      Band ${env.band} Hz demodulated (band-pass, Hilbert envelope, its spectrum) ·
+      ${cursors.length ? "solid cursors at the bearing's defect frequencies (specs.bearing)" : "no bearing geometry on the monitor (specs.bearing): no bearing cursors"}
+    </p>
+    <div class="spectrum-grid">
+      <${SpectrumChart} bins=${env.bins} unit=${unit} peaks=${peaks} speed=${speed} cursors=${cursors} maxFreq=${maxFreq} height=${240} kind="envelope-chart"
+        label=${`Envelope spectrum of ${label}, band ${env.band} Hz${where}`} />
+      <table class="grid bearing-peaks">
+        <caption>Bearing peaks in the envelope</caption>
+        <thead><tr><th scope="col">Defect</th><th scope="col" class="num">Peak</th><th scope="col" class="num">Sidebands</th></tr></thead>
+        <tbody>
+          ${matched.map(
+            (p) => html`<tr>
+              <th scope="row">${p.bearing?.harmonic === 1 ? "" : `${p.bearing?.harmonic}×`}${p.bearing?.defect}</th>
+              <td class="num">${hz(p.freq)}</td>
+              <td class="num">${p.bearing?.sidebands.length ? p.bearing.sidebands.map(hz).join(", ") : "—"}</td>
+            </tr>`,
+          )}
+          ${matched.length === 0 ? html`<tr><td colspan="3" class="muted">none matches a defect frequency</td></tr>` : null}
+        </tbody>
+      </table>
+    </div>`;
 }
 
 /** @param {{ peaks: Peak[], speed: number | null, unit: string }} props */

@@ -1,6 +1,6 @@
 import { amplitudeSpectrum } from "../../../services/cm/spectrum";
 import { findPeaks, type Peak } from "../../../services/cm/peaks";
-import { bearingFrequencies, bearingGeometryOf, diagnose, summaryLines } from "../../../services/cm/faults";
+import { bearingFindings, bearingFrequencies, bearingGeometryOf, diagnose, summaryLines } from "../../../services/cm/faults";
 
 const FS = 2000;
 const N = 8192;
@@ -58,12 +58,41 @@ describe("fault rules", () => {
     expect(f.BPFI).toBeCloseTo((9 * 25 / 2) * (1 + 7.94 / 39.04), 9);
     expect(f.FTF).toBeCloseTo((25 / 2) * (1 - 7.94 / 39.04), 9);
     expect(f.BSF).toBeCloseTo((39.04 * 25) / (2 * 7.94) * (1 - (7.94 / 39.04) ** 2), 9);
-    const s = spectrumOf([{ f: F1, a: 1 }, { f: f.BPFO, a: 0.3 }]);
+    const s = spectrumOf([{ f: F1, a: 1 }, { f: f.BPFO, a: 0.3 }, { f: 2 * f.BPFO, a: 0.1 }]);
     const faults = diagnose({ ...s, fundamental: F1, bearing: geometry });
     expect(names(faults)).toEqual(["Unbalance", "Bearing outer race defect (BPFO)"]);
     expect(faults[1].line).toMatch(/^Bearing outer race defect \(BPFO\) at 89\.6 Hz: peak at 89\.\d Hz \(order 3\.5\d\), amplitude 0\.(29|30)\d$/);
     // Without the geometry, no bearing rule can fire.
     expect(names(diagnose({ ...s, fundamental: F1 }))).toEqual(["Unbalance"]);
+  });
+
+  it("calls a lone BPFO peak weak and no fault; its harmonic or BPFI's ±1x sidebands make it strong", () => {
+    const geometry = bearingGeometryOf({ bearing: { rolling_elements: 9, ball_diameter: 7.94, pitch_diameter: 39.04 } })!;
+    const f = bearingFrequencies(geometry, F1);
+    const lone = spectrumOf([{ f: F1, a: 1 }, { f: f.BPFO, a: 0.3 }]);
+    expect(names(diagnose({ ...lone, fundamental: F1, bearing: geometry }))).toEqual(["Unbalance"]);
+    const [weak] = bearingFindings({ ...lone, fundamental: F1, bearing: geometry });
+    expect(weak).toMatchObject({ defect: "BPFO", evidence: { harmonics: [], sidebands: [], strength: "weak" } });
+    expect(weak.evidence.peak_hz).toBeCloseTo(f.BPFO, 0);
+
+    const inner = spectrumOf([{ f: F1, a: 1 }, { f: f.BPFI, a: 0.3 }, { f: f.BPFI - F1, a: 0.1 }, { f: f.BPFI + F1, a: 0.1 }]);
+    const faults = diagnose({ ...inner, fundamental: F1, bearing: geometry });
+    expect(names(faults)).toEqual(["Unbalance", "Bearing inner race defect (BPFI)"]);
+    const strong = bearingFindings({ ...inner, fundamental: F1, bearing: geometry }).find((x) => x.defect === "BPFI")!;
+    expect(strong.evidence.strength).toBe("strong");
+    expect(strong.evidence.sidebands.map((x) => Math.round(x * 10) / 10)).toEqual([Math.round((f.BPFI - F1) * 10) / 10, Math.round((f.BPFI + F1) * 10) / 10]);
+    expect([...strong.matches.values()]).toEqual([{ defect: "BPFI", order: expect.closeTo(f.BPFI / F1, 2), harmonic: 1, sidebands: strong.evidence.sidebands }]);
+  });
+
+  it("matches within 3% of a defect frequency, or the share BEARING_MATCH_TOLERANCE gives", () => {
+    const geometry = bearingGeometryOf({ bearing: { rolling_elements: 9, ball_diameter: 7.94, pitch_diameter: 39.04 } })!;
+    const f = bearingFrequencies(geometry, F1);
+    // 4% above BPFO (the speed under load was not the nameplate's), with its second harmonic.
+    const off = 1.04 * f.BPFO;
+    const s = spectrumOf([{ f: F1, a: 1 }, { f: off, a: 0.3 }, { f: 2 * off, a: 0.1 }]);
+    expect(names(diagnose({ ...s, fundamental: F1, bearing: geometry }))).toEqual(["Unbalance"]);
+    expect(names(diagnose({ ...s, fundamental: F1, bearing: geometry, bearingTolerance: 0.05 }))).toEqual(["Unbalance", "Bearing outer race defect (BPFO)"]);
+    expect(names(diagnose({ ...s, fundamental: F1, bearing: geometry, bearingTolerance: 0.03 }))).toEqual(["Unbalance"]);
   });
 
   it("reads flat geometry keys and refuses an impossible one", () => {

@@ -68,4 +68,12 @@ describe("readConfig of the stream partitions", () => {
       expect(() => readConfig({ STREAM_PARTITIONS: bad })).toThrow(`STREAM_PARTITIONS must be an integer from 1 to 1024, got "${bad}"`);
     }
   });
+
+  it("matches bearing frequencies within 3% unless BEARING_MATCH_TOLERANCE says otherwise (0.1 to 20 percent)", () => {
+    expect(readConfig({}).bearingMatchTolerancePct).toBe(3);
+    expect(readConfig({ BEARING_MATCH_TOLERANCE: "4.5" }).bearingMatchTolerancePct).toBe(4.5);
+    for (const bad of ["0", "25", "wide"]) {
+      expect(() => readConfig({ BEARING_MATCH_TOLERANCE: bad })).toThrow(`BEARING_MATCH_TOLERANCE must be a number from 0.1 to 20, got "${bad}"`);
+    }
+  });
 });
