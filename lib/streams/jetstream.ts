@@ -17,7 +17,7 @@
  * Publishing sets `Nats-Msg-Id` to the message id, so an outbox row republished after a crash
  * inside the duplicate window is stored once.
  *
- * The conveyor (EXTENSIONS.md §7). A stream with declared groups (lib/streams/groups.ts) has
+ * The conveyor (docs/architecture.md, "The stream as a conveyor"). A stream with declared groups (lib/streams/groups.ts) has
  * interest retention: the server deletes a message once every consumer whose subject it matches
  * has acked (or terminated) it, and at most STREAM_MAX_AGE_S after. Each declared group's
  * partition consumers are made with the stream, before anything is published to it, so no

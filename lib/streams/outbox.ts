@@ -23,7 +23,7 @@
  * shortly), so the order staged holds across replicas without a key per row: such rows are
  * staged without one.
  *
- * The bound (EXTENSIONS.md §7). While the stream has no room (StreamAdapter.hasRoom) or this
+ * The bound (docs/architecture.md, "The stream as a conveyor"). While the stream has no room (StreamAdapter.hasRoom) or this
  * outbox holds `maxBytes` of the stream's payloads, `stage` throws 503 `Service unavailable`:
  * the caller's transaction rolls back, so nothing is accepted that could not be kept, and a
  * gateway sends it again later. What was staged before stays until the stream takes it.

@@ -1,5 +1,5 @@
 /**
- * Whether a stream has room for more (EXTENSIONS.md §7: STREAM_MAX_BYTES), looked up at most once
+ * Whether a stream has room for more (STREAM_MAX_BYTES, docs/architecture.md), looked up at most once
  * per `ttlMs` per stream and shared by the callers meanwhile: ingestion asks on every request,
  * and a second's lag only lets a stream pass its bound by a second's messages. A failed look
  * counts as room: the bound guards the disk, it must not stop ingestion on a hiccup.

@@ -1,5 +1,5 @@
 /**
- * The stream as a conveyor (EXTENSIONS.md §7), against the real servers (PostgreSQL, NATS
+ * The stream as a conveyor (docs/architecture.md), against the real servers (PostgreSQL, NATS
  * JetStream): a message is kept until every declared group has taken it and then gone; one
  * published before a group's first subscribe still reaches it; a full stream makes ingestion
  * answer 503 with Retry-After, and what was accepted reaches every group once space frees; a
