@@ -399,8 +399,8 @@ export class JetStreamAdapter implements StreamAdapter {
     await Promise.all([...(this.reattach.get(stream) ?? [])].map((again) => again()));
   }
 
-  async hasRoom(stream: string): Promise<boolean> {
-    return !this.refused.has(stream) && (await this.rooms.has(stream));
+  hasRoom(stream: string): Promise<boolean> {
+    return Promise.resolve(!this.refused.has(stream) && this.rooms.has(stream));
   }
 
   private async lookForRoom(stream: string): Promise<boolean> {

@@ -205,15 +205,13 @@ export class Outbox {
     this.maxBytes = opts.maxBytes ?? 0;
   }
 
-  /** Whether the stream and this outbox's part of it have room. */
+  /** Whether this outbox holds less than `maxBytes` of the stream's messages. */
   private async lookForRoom(stream: string): Promise<boolean> {
-    if (this.maxBytes > 0) {
-      const rows = (await this.db()?.query(`SELECT coalesce(sum(octet_length(payload)), 0)::bigint AS bytes FROM stream_outbox WHERE stream = $1`, [stream])) as
-        | { bytes: string }[]
-        | undefined;
-      if (Number(rows?.[0]?.bytes ?? 0) >= this.maxBytes) return false;
-    }
-    return (await this.adapter.hasRoom?.(stream)) ?? true;
+    if (this.maxBytes <= 0) return true;
+    const rows = (await this.db()?.query(`SELECT coalesce(sum(octet_length(payload)), 0)::bigint AS bytes FROM stream_outbox WHERE stream = $1`, [stream])) as
+      | { bytes: string }[]
+      | undefined;
+    return Number(rows?.[0]?.bytes ?? 0) < this.maxBytes;
   }
 
   /**
@@ -224,7 +222,7 @@ export class Outbox {
    * nothing but an entry in the key index on every write.
    */
   async stage(tx: StagingTx, stream: string, id: string, data: unknown, key?: string | null): Promise<void> {
-    if (!(await this.rooms.has(stream))) throw serviceUnavailable();
+    if (!this.rooms.has(stream) || !((await this.adapter.hasRoom?.(stream)) ?? true)) throw serviceUnavailable();
     await tx.query(`INSERT INTO stream_outbox (stream, msg_id, msg_key, payload, created_at) VALUES ($1, $2, $3, $4, $5)`, [
       stream,
       id,

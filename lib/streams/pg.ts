@@ -76,8 +76,10 @@ const SCHEMA_SQL = [
 const wakeups = new EventEmitter().setMaxListeners(0);
 const POLL_MS = 500;
 const CHUNK = 32;
-/** How often what every group has passed is deleted. */
+/** How often what every group has passed is deleted (a range of the primary key per stream). */
 const PRUNE_MS = 5000;
+/** How often what is past its age is deleted (a scan of the log). */
+const PRUNE_AGED_MS = 60_000;
 
 
 export class PgStreamAdapter implements StreamAdapter {
@@ -85,6 +87,7 @@ export class PgStreamAdapter implements StreamAdapter {
   private pool?: Pool;
   private readonly subscriptions = new Set<Subscription>();
   private pruneTimer?: NodeJS.Timeout;
+  private prunedAgedAt = 0;
   private readonly ensured = new Map<string, Promise<void>>();
   private readonly rooms = new RoomCache((stream) => this.lookForRoom(stream));
 
@@ -121,7 +124,7 @@ export class PgStreamAdapter implements StreamAdapter {
     } finally {
       c.release();
     }
-    this.pruneTimer = setInterval(() => void this.prune().catch((e) => this.logger.warn("stream prune failed", e)), PRUNE_MS);
+    this.pruneTimer = setInterval(() => void this.prune(Date.now() - this.prunedAgedAt >= PRUNE_AGED_MS).catch((e) => this.logger.warn("stream prune failed", e)), PRUNE_MS);
     this.pruneTimer.unref();
   }
 
@@ -147,7 +150,7 @@ export class PgStreamAdapter implements StreamAdapter {
   }
 
   hasRoom(stream: string): Promise<boolean> {
-    return this.rooms.has(stream);
+    return Promise.resolve(this.rooms.has(stream));
   }
 
   private async lookForRoom(stream: string): Promise<boolean> {
@@ -164,7 +167,7 @@ export class PgStreamAdapter implements StreamAdapter {
     await this.ensureStream(stream);
     if ((await held()) < max) return true;
     // Full by the last count: what the groups took since may not be deleted yet.
-    await this.prune();
+    await this.prune(false);
     return (await held()) < max;
   }
 
@@ -302,14 +305,16 @@ export class PgStreamAdapter implements StreamAdapter {
     return rows.map((r) => ({ id: r.msg_id, stream, group, deliveries: r.deliveries, error: r.error, data: safeJson(r.payload) }));
   }
 
-  /** Drops what every known group has passed, and anything older than the stream's max age. */
-  async prune(): Promise<void> {
+  /** Drops what every known group of its stream has passed, and with `aged` anything older than the stream's max age. */
+  async prune(aged = true): Promise<void> {
     await this.db().query(
       `DELETE FROM streams.messages m
-        WHERE m.published_at < $1
-           OR m.seq <= (SELECT min(g.position) FROM streams.groups g WHERE g.stream = m.stream)`,
-      [Date.now() - this.settings.maxAgeS * 1000],
+        USING (SELECT stream, min(position) AS upto FROM streams.groups GROUP BY stream) g
+        WHERE m.stream = g.stream AND m.seq <= g.upto`,
     );
+    if (!aged) return;
+    this.prunedAgedAt = Date.now();
+    await this.db().query(`DELETE FROM streams.messages WHERE published_at < $1`, [Date.now() - this.settings.maxAgeS * 1000]);
   }
 
   private async transaction<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {

@@ -1,22 +1,34 @@
 /**
- * Whether a stream has room for more (STREAM_MAX_BYTES, docs/architecture.md), looked up at most once
- * per `ttlMs` per stream and shared by the callers meanwhile: ingestion asks on every request,
- * and a second's lag only lets a stream pass its bound by a second's messages. A failed look
- * counts as room: the bound guards the disk, it must not stop ingestion on a hiccup.
+ * Whether a stream has room for more (STREAM_MAX_BYTES, docs/architecture.md), as last looked up:
+ * ingestion asks on every request and never waits for the look, which runs in the background at
+ * most once per `ttlMs` per stream. A stream not looked at yet, or whose look failed, has room:
+ * the bound guards the disk, and a NATS node dying must not hold ingestion for the seconds a
+ * JetStream request then takes. The lag lets a stream pass its bound by a second's messages.
  */
 export class RoomCache {
-  private readonly rooms = new Map<string, { at: number; room: Promise<boolean> }>();
+  private readonly rooms = new Map<string, { at: number; room: boolean; looking: boolean }>();
 
   constructor(
     private readonly look: (stream: string) => Promise<boolean>,
     private readonly ttlMs = 1000,
   ) {}
 
-  has(stream: string): Promise<boolean> {
-    const cached = this.rooms.get(stream);
-    if (cached && Date.now() - cached.at < this.ttlMs) return cached.room;
-    const room = this.look(stream).catch(() => true);
-    this.rooms.set(stream, { at: Date.now(), room });
-    return room;
+  has(stream: string): boolean {
+    let entry = this.rooms.get(stream);
+    if (!entry) this.rooms.set(stream, (entry = { at: 0, room: true, looking: false }));
+    const seen = entry;
+    if (!seen.looking && Date.now() - seen.at >= this.ttlMs) {
+      seen.looking = true;
+      this.look(stream)
+        .then(
+          (room) => void (seen.room = room),
+          () => void (seen.room = true),
+        )
+        .finally(() => {
+          seen.at = Date.now();
+          seen.looking = false;
+        });
+    }
+    return seen.room;
   }
 }

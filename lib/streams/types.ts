@@ -89,8 +89,9 @@ export interface StreamAdapter {
   deadLetters(stream: string, group: string, limit?: number): Promise<DeadLetter[]>;
   /**
    * False while the stream holds `maxBytes` (or refused a publish for it): its producers stage
-   * nothing more (ingestion answers 503) until its groups have taken enough. Looked up at most
-   * about once a second. An adapter without it (a test's wrapper) is never full.
+   * nothing more (ingestion answers 503) until its groups have taken enough. Answers at once what
+   * was last looked up (lib/streams/room.ts), never waiting on the stream. An adapter without it
+   * (a test's wrapper) is never full.
    */
   hasRoom?(stream: string): Promise<boolean>;
 }
