@@ -362,7 +362,11 @@ export class JetStreamAdapter implements StreamAdapter {
     const { jsm } = this.client();
     const name = jetStreamNames(this.settings.namespace, stream).stream;
     const info = await jsm.streams.info(name).catch(() => undefined);
-    if (info?.config.retention === RetentionPolicy.Interest) return true;
+    if (info?.config.retention === RetentionPolicy.Interest) {
+      // Another process replaced it: this one's subscriptions move to the new consumers now.
+      await this.reattachTo(stream);
+      return true;
+    }
     if (!info) {
       // Another process deleted it to replace it: make it (as a conveyor) if it has not yet.
       this.ensured.delete(stream);

@@ -150,11 +150,16 @@ describe("jetstream: a stream of the old kind", () => {
     adapters.push(before);
     await before.publish("ledger", msgs(0, 3));
 
-    const after = new JetStreamAdapter(NATS_URL, { namespace, maxDeliveries: 2, maxAgeS: 3600, groups: { ledger: ["books"] } }, log);
-    await after.start();
-    adapters.push(after);
+    // Two processes of the new release, each reading with a group of its own; either replaces it.
+    const groups = { ledger: ["books", "tax"] };
+    const after = new JetStreamAdapter(NATS_URL, { namespace, maxDeliveries: 2, maxAgeS: 3600, groups }, log);
+    const other = new JetStreamAdapter(NATS_URL, { namespace, maxDeliveries: 2, maxAgeS: 3600, groups }, log);
+    await Promise.all([after.start(), other.start()]);
+    adapters.push(after, other);
     const got: number[] = [];
+    const taxed: number[] = [];
     await after.subscribe("ledger", "books", async (m: StreamMessage) => void got.push((m.data as { n: number }).n));
+    await other.subscribe("ledger", "tax", async (m: StreamMessage) => void taxed.push((m.data as { n: number }).n));
     // A producer goes on meanwhile, as an outbox does: a publish refused (the old stream sealed, or
     // gone for a moment) is sent again shortly.
     const publishing = (async () => {
@@ -172,9 +177,10 @@ describe("jetstream: a stream of the old kind", () => {
     })();
     await until(() => warnings.some((w) => /replaced by a conveyor/.test(w)));
     await publishing;
-    await until(() => got.length >= 40);
+    await until(() => got.length >= 40 && taxed.length >= 40);
     await sleep(500);
     expect(got).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    expect(taxed).toEqual(Array.from({ length: 40 }, (_, n) => n));
 
     const nc = await connect({ servers: NATS_URL.replace("nats://", "") });
     try {
