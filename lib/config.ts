@@ -10,6 +10,13 @@ import { splitNatsUrls, type NatsAuth } from "./bus-credentials";
 import { DEFAULT_PARTITIONS } from "./streams/partitions";
 import { HOUR_MS, MINUTE_MS, parseDurationMs } from "./time";
 
+/**
+ * STREAM_MAX_BYTES's default, 1 GiB: a reading is about 110 bytes of JSON on the stream, so some
+ * 9 million readings, two and a half hours of a 1,000-tag plant at 1 Hz with a consuming service
+ * stopped, before ingestion answers 503 (docs/configuration.md); small beside a NATS node's disk.
+ */
+const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
+
 export interface AppConfig {
   nodeEnv: string;
   port: number;
@@ -74,6 +81,8 @@ export interface AppConfig {
   /** Readings older than this are kept compressed (HISTORY_COMPRESS_AFTER, a duration, default `1h`; docs/architecture.md, "The historian"). */
   historyCompressAfterMs: number;
   streamMaxAgeS: number;
+  /** The most bytes a durable stream, or the outbox feeding it, holds before ingestion answers 503 (STREAM_MAX_BYTES; 0: no bound). */
+  streamMaxBytes: number;
   /** JetStream partitions per stream: the most keys (pipelines) a consumer group works on at once; the same on every process of a cluster. */
   streamPartitions: number;
   /** JetStream replicas of each stream (its dead-letter stream too): 3 on a 3-node NATS cluster, 1 on a single server. */
@@ -300,6 +309,7 @@ export function readConfig(env: Env = process.env): AppConfig {
     pipelineActionTimeoutMs: int(env, "PIPELINE_ACTION_TIMEOUT_MS", 60000, 100),
     streamMaxDeliveries: int(env, "STREAM_MAX_DELIVERIES", 5, 1),
     streamMaxAgeS: int(env, "STREAM_MAX_AGE_S", 7 * 24 * 3600, 60),
+    streamMaxBytes: int(env, "STREAM_MAX_BYTES", DEFAULT_STREAM_MAX_BYTES, 0),
     streamPartitions: int(env, "STREAM_PARTITIONS", DEFAULT_PARTITIONS, 1, 1024),
     streamReplicas: int(env, "STREAM_REPLICAS", 1, 1, 5),
     trustProxy: trustProxyOf(env),

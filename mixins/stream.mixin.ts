@@ -26,12 +26,17 @@
  *   };
  *   export default { name: "alerting", mixins: [StreamMixin(), DbMixin({ schema: "alerting", migrations })], streams, ... };
  *
- * A consumer that was stopped resumes where its group stopped; a group seen for the first time
- * starts at the oldest message the stream still holds (STREAM_MAX_AGE_S, default 7 days).
+ * A consumer that was stopped resumes where its group stopped. A stream keeps a message until
+ * every group of it has taken it (at most STREAM_MAX_AGE_S): the groups are declared once, in
+ * lib/streams/groups.ts, and made with the stream, so a service reading a stream adds its group
+ * there too (a group not listed starts at the oldest message the stream still holds).
  *
  * Producing. `StreamMixin({ outbox: true })` and OUTBOX_SQL in the service's migrations: stage a
  * message in the same transaction as the rows it announces, then `flush()`; a drainer publishes
  * staged messages (also those a crash left behind) and deletes them once the stream stored them.
+ * While the stream, or the outbox's part of it, holds STREAM_MAX_BYTES, `stage` throws 503
+ * `Service unavailable` and the transaction rolls back (lib/streams/outbox.ts): nothing is
+ * accepted that could not be kept.
  *
  *   await this.db.transaction(async (tx) => {
  *     await insertReadings(tx, rows);
@@ -115,7 +120,7 @@ export function StreamMixin(opts: StreamMixinOptions = {}): Partial<ServiceSchem
       const self = this as Service & StreamLocals;
       const adapter = createStreamAdapter(config(), this.logger);
       await adapter.start();
-      const outbox = opts.outbox ? new Outbox(() => self.db, adapter, this.logger, { batched: opts.batched }) : undefined;
+      const outbox = opts.outbox ? new Outbox(() => self.db, adapter, this.logger, { batched: opts.batched, maxBytes: config().streamMaxBytes }) : undefined;
       self.streamOutbox = outbox;
       self.streams = {
         adapter,

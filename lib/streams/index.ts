@@ -1,6 +1,7 @@
 /** The stream adapter a node uses: JetStream when the transporter is NATS, else the PostgreSQL log. */
 import type { AppConfig } from "../config";
 import { JetStreamAdapter } from "./jetstream";
+import { STREAM_GROUPS } from "./groups";
 import { PgStreamAdapter } from "./pg";
 import type { StreamAdapter, StreamSettings } from "./types";
 
@@ -9,6 +10,7 @@ export { Outbox, OUTBOX_KEY_SQL, OUTBOX_SQL, type StagingTx } from "./outbox";
 export { JetStreamAdapter, jetStreamNames } from "./jetstream";
 export { PgStreamAdapter } from "./pg";
 export { DEFAULT_PARTITIONS, partitionOf } from "./partitions";
+export { STREAM_GROUPS } from "./groups";
 
 interface Logger {
   warn(...args: unknown[]): void;
@@ -16,7 +18,15 @@ interface Logger {
 }
 
 export function streamSettings(cfg: AppConfig): StreamSettings {
-  return { namespace: cfg.namespace, maxDeliveries: cfg.streamMaxDeliveries, maxAgeS: cfg.streamMaxAgeS, partitions: cfg.streamPartitions, replicas: cfg.streamReplicas };
+  return {
+    namespace: cfg.namespace,
+    maxDeliveries: cfg.streamMaxDeliveries,
+    maxAgeS: cfg.streamMaxAgeS,
+    maxBytes: cfg.streamMaxBytes,
+    groups: STREAM_GROUPS,
+    partitions: cfg.streamPartitions,
+    replicas: cfg.streamReplicas,
+  };
 }
 
 /** `nats://a:4222,nats://b:4222` (the transporter's own URL) or undefined for any other transporter. */

@@ -16,10 +16,24 @@
  * old consumer still exists reads it too, so what an older release published is still handled.
  * Publishing sets `Nats-Msg-Id` to the message id, so an outbox row republished after a crash
  * inside the duplicate window is stored once.
+ *
+ * The conveyor (docs/architecture.md, "The stream as a conveyor"). A stream with declared groups (lib/streams/groups.ts) has
+ * interest retention: the server deletes a message once every consumer whose subject it matches
+ * has acked (or terminated) it, and at most STREAM_MAX_AGE_S after. Each declared group's
+ * partition consumers are made with the stream, before anything is published to it, so no
+ * message finds a group without its consumer. It holds at most STREAM_MAX_BYTES (discard new: a
+ * publish past it is refused, the outbox keeps the message, hasRoom says no). A stream made
+ * before, with limits retention, cannot be turned into one (JetStream cannot change a stream's
+ * retention): it goes on as it is until every consumer of it has nothing pending, is then sealed
+ * (a publish is refused and waits in the outbox), and once what came meanwhile is taken too, it
+ * is deleted and made again as a conveyor, each step logged. Dead-letter streams keep limits
+ * retention, bounded by age only: operators read them, no group takes from them, and they hold
+ * only the rare message given up on.
  */
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   RetentionPolicy,
   StorageType,
   connect,
@@ -31,10 +45,13 @@ import {
   type JetStreamManager,
   type JsMsg,
   type NatsConnection,
+  type StreamConfig,
 } from "nats";
 import { redactUrl, splitNatsUrls, type NatsAuth } from "../bus-credentials";
 import { isTransient } from "../errors";
+import { groupsOf, undeclaredGroup } from "./groups";
 import { DEFAULT_PARTITIONS, partitionOf } from "./partitions";
+import { RoomCache } from "./room";
 import type {
   DeadLetter,
   OutgoingMessage,
@@ -51,6 +68,10 @@ interface Logger {
 }
 
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+/** How often an old-kind stream is looked at for being drained (see the conveyor above). */
+const REPLACE_CHECK_MS = 2000;
+/** JetStream's error code for a publish past max_bytes with discard new. */
+const MAXIMUM_BYTES_EXCEEDED = 10077;
 /** How long a consumer's setup is tried again while JetStream is not answering yet. */
 const SETUP_PATIENCE_MS = 30_000;
 const safe = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -138,6 +159,13 @@ export class JetStreamAdapter implements StreamAdapter {
   private readonly ensured = new Map<string, Promise<void>>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly scaleWarned = new Set<string>();
+  /** Per stream, this process's subscriptions' re-attachment, for after the stream was replaced. */
+  private readonly reattach = new Map<string, Set<() => Promise<void>>>();
+  /** Old-kind streams waiting to be replaced, with the timer that looks at them. */
+  private readonly replacing = new Map<string, NodeJS.Timeout>();
+  /** Streams that refused a publish for their size, until one is stored again. */
+  private readonly refused = new Set<string>();
+  private readonly rooms = new RoomCache((stream) => this.lookForRoom(stream));
   private singleServer = false;
 
   constructor(
@@ -169,6 +197,8 @@ export class JetStreamAdapter implements StreamAdapter {
   }
 
   async stop(): Promise<void> {
+    for (const timer of this.replacing.values()) clearInterval(timer);
+    this.replacing.clear();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     if (this.nc && !this.nc.isClosed()) await this.nc.drain();
   }
@@ -178,32 +208,60 @@ export class JetStreamAdapter implements StreamAdapter {
     return { js: this.js, jsm: this.jsm };
   }
 
-  /** Creates the stream and its dead-letter stream once per process; replicas racing each other both succeed. */
+  /**
+   * Creates the stream, its dead-letter stream and its declared groups' consumers once per
+   * process, the consumers before anything is published; replicas racing each other all succeed.
+   */
   private ensureStream(stream: string): Promise<void> {
     let ready = this.ensured.get(stream);
     if (!ready) {
       const names = jetStreamNames(this.settings.namespace, stream);
-      ready = Promise.all([
-        this.addStream(names.stream, names.subjects),
-        this.addStream(names.dlqStream, [`${this.settings.namespace}.dlq.${stream}.>`]),
-      ]).then(() => undefined);
+      const groups = groupsOf(stream, this.settings.groups);
+      ready = (async () => {
+        await Promise.all([
+          this.addStream(stream, names.stream, names.subjects, groups !== undefined),
+          this.addStream(stream, names.dlqStream, [`${this.settings.namespace}.dlq.${stream}.>`], false),
+        ]);
+        await Promise.all((groups ?? []).flatMap((group) => this.partitionConsumers(stream, group, DEFAULT_ACK_WAIT_MS).map((c) => this.ensureConsumer(names.stream, c, false))));
+      })();
       ready.catch(() => this.ensured.delete(stream));
       this.ensured.set(stream, ready);
     }
     return ready;
   }
 
-  private async addStream(name: string, subjects: string[]): Promise<void> {
-    const { jsm } = this.client();
-    const config = {
+  /** A group's durable consumer of each partition. */
+  private partitionConsumers(stream: string, group: string, ackWaitMs: number): (Partial<ConsumerConfig> & { durable_name: string })[] {
+    const names = jetStreamNames(this.settings.namespace, stream);
+    return Array.from({ length: this.partitions }, (_, k) => ({
+      durable_name: names.partitionDurable(group, k),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: names.partitionSubject(k),
+      ack_wait: nanos(ackWaitMs),
+      // One unacked message per partition: the order of a key across every replica.
+      max_ack_pending: 1,
+    }));
+  }
+
+  /** `conveyor`: interest retention bounded by STREAM_MAX_BYTES; else limits retention (every message until its age). */
+  private streamConfig(name: string, subjects: string[], conveyor: boolean): Partial<StreamConfig> & { name: string } {
+    const maxBytes = this.settings.maxBytes ?? 0;
+    return {
       name,
       subjects,
       storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
+      retention: conveyor ? RetentionPolicy.Interest : RetentionPolicy.Limits,
       max_age: nanos(this.settings.maxAgeS * 1000),
+      ...(conveyor && maxBytes > 0 ? { max_bytes: maxBytes, discard: DiscardPolicy.New } : {}),
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       num_replicas: this.replicas,
     };
+  }
+
+  private async addStream(stream: string, name: string, subjects: string[], conveyor: boolean): Promise<void> {
+    const { jsm } = this.client();
+    const config = this.streamConfig(name, subjects, conveyor);
     let existing;
     try {
       existing = await jsm.streams.info(name);
@@ -221,6 +279,14 @@ export class JetStreamAdapter implements StreamAdapter {
         });
       }
       if ((existing.config.num_replicas || 1) !== this.replicas) await this.scale(name);
+      if (conveyor && existing.config.retention !== RetentionPolicy.Interest) this.replaceWhenDrained(stream);
+      else if (conveyor && ((existing.config.max_bytes ?? -1) !== (config.max_bytes ?? -1) || existing.config.max_age !== config.max_age)) {
+        // STREAM_MAX_BYTES or STREAM_MAX_AGE_S changed: JetStream changes both in place.
+        const now = await jsm.streams.info(name);
+        await jsm.streams
+          .update(name, { ...now.config, max_age: config.max_age, max_bytes: config.max_bytes ?? -1, discard: config.discard ?? DiscardPolicy.Old })
+          .catch((err: unknown) => this.logger.warn(`stream ${name} keeps its bounds: ${errorText(err)}`));
+      }
     } else {
       try {
         await jsm.streams.add(config);
@@ -263,6 +329,93 @@ export class JetStreamAdapter implements StreamAdapter {
     this.logger.warn(`stream ${name} keeps ${replicas ?? "its"} replica(s), not the ${this.replicas} of STREAM_REPLICAS: ${errorText(err)}`);
   }
 
+  /**
+   * Looks at an old-kind stream every REPLACE_CHECK_MS until it is replaced by a conveyor (see
+   * the conveyor above); until then it works as before.
+   */
+  private replaceWhenDrained(stream: string): void {
+    if (this.replacing.has(stream)) return;
+    const name = jetStreamNames(this.settings.namespace, stream).stream;
+    this.logger.warn(`stream ${name} keeps every message (limits retention, made before the conveyor): it is replaced by one that keeps a message until every group has taken it, once its consumers have nothing pending`);
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.replaceIfDrained(stream)
+        .then((done) => {
+          if (done) {
+            clearInterval(timer);
+            this.replacing.delete(stream);
+          }
+        })
+        .catch((err: unknown) => this.logger.warn(`stream ${name}: its replacement waits: ${errorText(err)}`))
+        .finally(() => {
+          busy = false;
+        });
+    }, REPLACE_CHECK_MS);
+    timer.unref();
+    this.replacing.set(stream, timer);
+  }
+
+  /** One look at an old-kind stream: sealed once drained, replaced once drained sealed. True when it is a conveyor now. */
+  private async replaceIfDrained(stream: string): Promise<boolean> {
+    const { jsm } = this.client();
+    const name = jetStreamNames(this.settings.namespace, stream).stream;
+    const info = await jsm.streams.info(name).catch(() => undefined);
+    if (info?.config.retention === RetentionPolicy.Interest) {
+      // Another process replaced it: this one's subscriptions move to the new consumers now.
+      await this.reattachTo(stream);
+      return true;
+    }
+    if (!info) {
+      // Another process deleted it to replace it: make it (as a conveyor) if it has not yet.
+      this.ensured.delete(stream);
+      await this.ensureStream(stream);
+      await this.reattachTo(stream);
+      return true;
+    }
+    if (!(await this.drained(name))) return false;
+    if (!info.config.sealed) {
+      // Sealed, nothing more is stored: what a publisher sent between the look and the seal is
+      // taken before the deletion; what it sends from now waits in its outbox.
+      await jsm.streams.update(name, Object.assign({ ...info.config }, { sealed: true }));
+      this.logger.warn(`stream ${name}: drained, sealed; publishes wait in the outbox until it is replaced`);
+      if (!(await this.drained(name))) return false;
+    }
+    const sealed = await jsm.streams.info(name);
+    if (sealed.config.retention === RetentionPolicy.Interest || !sealed.config.sealed) return sealed.config.retention === RetentionPolicy.Interest;
+    await jsm.streams.delete(name);
+    this.ensured.delete(stream);
+    await this.ensureStream(stream);
+    this.logger.warn(`stream ${name}: replaced by a conveyor (interest retention${this.settings.maxBytes ? `, at most ${this.settings.maxBytes} bytes` : ""})`);
+    await this.reattachTo(stream);
+    return true;
+  }
+
+  /** True when no consumer of the stream has a message it has not taken. */
+  private async drained(name: string): Promise<boolean> {
+    for await (const c of this.client().jsm.consumers.list(name)) if (c.num_pending > 0 || c.num_ack_pending > 0) return false;
+    return true;
+  }
+
+  /** This process's subscriptions to a stream made again take from its new consumers. */
+  private async reattachTo(stream: string): Promise<void> {
+    await Promise.all([...(this.reattach.get(stream) ?? [])].map((again) => again()));
+  }
+
+  hasRoom(stream: string): Promise<boolean> {
+    return Promise.resolve(!this.refused.has(stream) && this.rooms.has(stream));
+  }
+
+  private async lookForRoom(stream: string): Promise<boolean> {
+    const max = this.settings.maxBytes ?? 0;
+    if (max <= 0 || !groupsOf(stream, this.settings.groups)) return true;
+    await this.ensureStream(stream);
+    const info = await this.client().jsm.streams.info(jetStreamNames(this.settings.namespace, stream).stream);
+    // An old-kind stream is not bounded: it keeps working as before until it is replaced.
+    return info.config.retention !== RetentionPolicy.Interest || info.state.bytes < max;
+  }
+
   private get partitions(): number {
     return Math.max(1, this.settings.partitions ?? DEFAULT_PARTITIONS);
   }
@@ -289,7 +442,11 @@ export class JetStreamAdapter implements StreamAdapter {
       }),
     );
     const failed = published.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
+    if (failed) {
+      if (isFull(failed.reason)) this.refused.add(stream);
+      throw failed.reason;
+    }
+    this.refused.delete(stream);
   }
 
   /**
@@ -312,7 +469,7 @@ export class JetStreamAdapter implements StreamAdapter {
   }
 
   /** The consumer, made if missing (replicas racing each other both succeed), its ack wait brought to the one asked. */
-  private async ensureConsumer(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  private async ensureConsumer(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, bringAckWait = true): Promise<void> {
     const { jsm } = this.client();
     const existing = await jsm.consumers.info(stream, config.durable_name).catch(async () => {
       await jsm.consumers.add(stream, config).catch(async (err) => {
@@ -322,7 +479,7 @@ export class JetStreamAdapter implements StreamAdapter {
       });
       return undefined;
     });
-    if (existing && config.ack_wait !== undefined && existing.config.ack_wait !== config.ack_wait) {
+    if (bringAckWait && existing && config.ack_wait !== undefined && existing.config.ack_wait !== config.ack_wait) {
       await jsm.consumers
         .update(stream, config.durable_name, { ack_wait: config.ack_wait })
         .catch((err: unknown) => this.logger.warn(`consumer ${config.durable_name}: its ack wait stays as it was: ${errorText(err)}`));
@@ -333,55 +490,62 @@ export class JetStreamAdapter implements StreamAdapter {
     const { js, jsm } = this.client();
     const names = jetStreamNames(this.settings.namespace, stream);
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
-    const durables = Array.from({ length: this.partitions }, (_, k) => names.partitionDurable(group, k));
-    const consumers = await this.patiently(`stream ${stream}/${group}`, async () => {
-      await this.ensureStream(stream);
-      await Promise.all(
-        durables.map((durable, k) =>
-          this.ensureConsumer(names.stream, {
-            durable_name: durable,
-            ack_policy: AckPolicy.Explicit,
-            deliver_policy: DeliverPolicy.All,
-            filter_subject: names.partitionSubject(k),
-            ack_wait: nanos(ackWaitMs),
-            // One unacked message per partition: the order of a key across every replica.
-            max_ack_pending: 1,
-          }),
-        ),
-      );
-      // The group's consumer from before partitions, if it exists, still has the old subject's messages.
-      const legacy = await jsm.consumers.info(names.stream, names.durable(group)).then(
-        () => names.durable(group),
-        () => undefined,
-      );
-      const all = legacy ? [...durables, legacy] : durables;
-      return Promise.all(all.map(async (durable) => ({ durable, consumer: await js.consumers.get(names.stream, durable) })));
-    });
+    const groups = groupsOf(stream, this.settings.groups);
+    if (groups && !groups.includes(group)) this.logger.warn(undeclaredGroup(stream, group));
     const slots = new Slots(Math.max(1, opts.concurrency ?? 1));
-    const feeds: ConsumerMessages[] = [];
-    const loops: Promise<void>[] = [];
-    for (const { durable, consumer } of consumers) {
-      const messages = await consumer.consume({ max_messages: 2 });
-      feeds.push(messages);
-      loops.push(
-        (async () => {
-          // One message at a time per partition: the server would not hand out the next one anyway.
-          for await (const m of messages) {
-            await slots.acquire(m, ackWaitMs);
-            try {
-              await this.deliver(stream, group, m, handler, opts.maxDeliveries ?? this.settings.maxDeliveries, ackWaitMs);
-            } finally {
-              slots.release();
+    let feeds: ConsumerMessages[] = [];
+    let loops: Promise<void>[] = [];
+    /** The group's consumers, made if missing, each consumed by a loop of its own. */
+    const attach = async () => {
+      const consumers = await this.patiently(`stream ${stream}/${group}`, async () => {
+        await this.ensureStream(stream);
+        await Promise.all(this.partitionConsumers(stream, group, ackWaitMs).map((c) => this.ensureConsumer(names.stream, c)));
+        // The group's consumer from before partitions, if it exists, still has the old subject's messages.
+        const legacy = await jsm.consumers.info(names.stream, names.durable(group)).then(
+          () => names.durable(group),
+          () => undefined,
+        );
+        const durables = Array.from({ length: this.partitions }, (_, k) => names.partitionDurable(group, k));
+        const all = legacy ? [...durables, legacy] : durables;
+        return Promise.all(all.map(async (durable) => ({ durable, consumer: await js.consumers.get(names.stream, durable) })));
+      });
+      feeds = [];
+      loops = [];
+      for (const { durable, consumer } of consumers) {
+        const messages = await consumer.consume({ max_messages: 2 });
+        feeds.push(messages);
+        loops.push(
+          (async () => {
+            // One message at a time per partition: the server would not hand out the next one anyway.
+            for await (const m of messages) {
+              await slots.acquire(m, ackWaitMs);
+              try {
+                await this.deliver(stream, group, m, handler, opts.maxDeliveries ?? this.settings.maxDeliveries, ackWaitMs);
+              } finally {
+                slots.release();
+              }
             }
-          }
-        })().catch((err: unknown) => this.logger.error(`stream ${stream}/${group} consumer ${durable} stopped:`, err)),
-      );
-    }
+          })().catch((err: unknown) => this.logger.error(`stream ${stream}/${group} consumer ${durable} stopped:`, err)),
+        );
+      }
+    };
+    const detach = async () => {
+      await Promise.all(feeds.map((f) => f.close().catch(() => undefined)));
+      await Promise.all(loops);
+    };
+    // The stream was replaced (a conveyor now): the old consumers are gone with it.
+    const again = async () => {
+      await detach();
+      await attach();
+    };
+    await attach();
+    const reattach = this.reattach.get(stream) ?? new Set();
+    this.reattach.set(stream, reattach.add(again));
     const subscription: Subscription = {
       close: async () => {
         this.subscriptions.delete(subscription);
-        await Promise.all(feeds.map((f) => f.close().catch(() => undefined)));
-        await Promise.all(loops);
+        reattach.delete(again);
+        await detach();
       },
     };
     this.subscriptions.add(subscription);
@@ -465,6 +629,12 @@ export const NATS_LIVENESS = { pingInterval: 4000, maxPingOut: 2, timeout: 4000 
  */
 export function natsServerList(servers: string): string[] {
   return splitNatsUrls(servers).servers;
+}
+
+/** A publish refused because the stream holds its max_bytes. */
+function isFull(err: unknown): boolean {
+  const api = (err as { api_error?: { err_code?: unknown } } | null)?.api_error;
+  return api?.err_code === MAXIMUM_BYTES_EXCEEDED;
 }
 
 export function errorText(err: unknown): string {

@@ -22,9 +22,16 @@
  * outbox and stream, held for the drain's transaction; the others leave them and look again
  * shortly), so the order staged holds across replicas without a key per row: such rows are
  * staged without one.
+ *
+ * The bound (docs/architecture.md, "The stream as a conveyor"). While the stream has no room (StreamAdapter.hasRoom) or this
+ * outbox holds `maxBytes` of the stream's payloads, `stage` throws 503 `Service unavailable`:
+ * the caller's transaction rolls back, so nothing is accepted that could not be kept, and a
+ * gateway sends it again later. What was staged before stays until the stream takes it.
  */
 import { createHash } from "node:crypto";
 import type { DataSource } from "typeorm";
+import { serviceUnavailable } from "../errors";
+import { RoomCache } from "./room";
 import type { OutgoingMessage, StreamAdapter } from "./types";
 
 /** What a message is staged through: the producer's open transaction (a TypeORM EntityManager, or any `query`). */
@@ -84,6 +91,8 @@ export interface OutboxOptions {
    * must take a JSON array of messages' data as well as one message's data.
    */
   batched?: readonly string[];
+  /** The most bytes of one stream's payloads the outbox holds before `stage` answers 503 (STREAM_MAX_BYTES); 0 or unset: no bound. */
+  maxBytes?: number;
 }
 
 interface StagedMessage {
@@ -183,6 +192,8 @@ export class Outbox {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private readonly batched: ReadonlySet<string>;
+  private readonly maxBytes: number;
+  private readonly rooms = new RoomCache((stream) => this.lookForRoom(stream));
 
   constructor(
     private readonly db: () => DataSource | undefined,
@@ -191,15 +202,27 @@ export class Outbox {
     opts: OutboxOptions = {},
   ) {
     this.batched = new Set(opts.batched ?? []);
+    this.maxBytes = opts.maxBytes ?? 0;
+  }
+
+  /** Whether this outbox holds less than `maxBytes` of the stream's messages. */
+  private async lookForRoom(stream: string): Promise<boolean> {
+    if (this.maxBytes <= 0) return true;
+    const rows = (await this.db()?.query(`SELECT coalesce(sum(octet_length(payload)), 0)::bigint AS bytes FROM stream_outbox WHERE stream = $1`, [stream])) as
+      | { bytes: string }[]
+      | undefined;
+    return Number(rows?.[0]?.bytes ?? 0) < this.maxBytes;
   }
 
   /**
-   * Writes a message into the outbox inside the caller's transaction; `key`: see
+   * Writes a message into the outbox inside the caller's transaction, or throws 503 while the
+   * stream is full (see the bound above); `key`: see
    * OutgoingMessage.key. A batched stream's rows keep no key: one drainer at a time publishes
    * them, oldest first, as batches under the stream's one key (CLAIM_SQL), so a key would buy
    * nothing but an entry in the key index on every write.
    */
   async stage(tx: StagingTx, stream: string, id: string, data: unknown, key?: string | null): Promise<void> {
+    if (!this.rooms.has(stream) || !((await this.adapter.hasRoom?.(stream)) ?? true)) throw serviceUnavailable();
     await tx.query(`INSERT INTO stream_outbox (stream, msg_id, msg_key, payload, created_at) VALUES ($1, $2, $3, $4, $5)`, [
       stream,
       id,

@@ -12,11 +12,17 @@
  * Order: a group's messages are handed over one at a time in seq order, by one replica at a time
  * (the group row's lock), and a failed one is retried before anything behind it: a total order,
  * so the contract's per-key order holds without partitions (keys and `concurrency` are not used).
- * Messages are kept until every known group has passed them, and at most `maxAgeS`.
+ * Messages are kept until every known group has passed them, and at most `maxAgeS`: a stream's
+ * declared groups (lib/streams/groups.ts) have their rows made with the stream, at position 0, so
+ * what is published before a group's first subscribe is kept for it, as JetStream's conveyor
+ * does (jetstream.ts). A declared stream holding `maxBytes` of payload has no room (hasRoom), so
+ * its producers' outboxes stage nothing more and ingestion answers 503 until its groups move on.
  */
 import { EventEmitter } from "node:events";
 import { Pool, type PoolClient } from "pg";
+import { groupsOf, undeclaredGroup } from "./groups";
 import { errorText, givesUp, retryDelayMs } from "./jetstream";
+import { RoomCache } from "./room";
 import type {
   DeadLetter,
   OutgoingMessage,
@@ -70,12 +76,20 @@ const SCHEMA_SQL = [
 const wakeups = new EventEmitter().setMaxListeners(0);
 const POLL_MS = 500;
 const CHUNK = 32;
+/** How often what every group has passed is deleted (a range of the primary key per stream). */
+const PRUNE_MS = 5000;
+/** How often what is past its age is deleted (a scan of the log). */
+const PRUNE_AGED_MS = 60_000;
+
 
 export class PgStreamAdapter implements StreamAdapter {
   readonly kind = "pg" as const;
   private pool?: Pool;
   private readonly subscriptions = new Set<Subscription>();
   private pruneTimer?: NodeJS.Timeout;
+  private prunedAgedAt = 0;
+  private readonly ensured = new Map<string, Promise<void>>();
+  private readonly rooms = new RoomCache((stream) => this.lookForRoom(stream));
 
   constructor(
     private readonly databaseUrl: string,
@@ -110,7 +124,7 @@ export class PgStreamAdapter implements StreamAdapter {
     } finally {
       c.release();
     }
-    this.pruneTimer = setInterval(() => void this.prune().catch((e) => this.logger.warn("stream prune failed", e)), 60000);
+    this.pruneTimer = setInterval(() => void this.prune(Date.now() - this.prunedAgedAt >= PRUNE_AGED_MS).catch((e) => this.logger.warn("stream prune failed", e)), PRUNE_MS);
     this.pruneTimer.unref();
   }
 
@@ -121,8 +135,45 @@ export class PgStreamAdapter implements StreamAdapter {
     this.pool = undefined;
   }
 
+  /** The declared groups' rows, once per process, before the first publish: the log keeps what they have not taken. */
+  private ensureStream(stream: string): Promise<void> {
+    let ready = this.ensured.get(stream);
+    if (!ready) {
+      const groups = groupsOf(stream, this.settings.groups) ?? [];
+      ready = this.db()
+        .query(`INSERT INTO streams.groups (stream, grp) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, [this.key(stream), groups])
+        .then(() => undefined);
+      ready.catch(() => this.ensured.delete(stream));
+      this.ensured.set(stream, ready);
+    }
+    return ready;
+  }
+
+  hasRoom(stream: string): Promise<boolean> {
+    return Promise.resolve(this.rooms.has(stream));
+  }
+
+  private async lookForRoom(stream: string): Promise<boolean> {
+    const max = this.settings.maxBytes ?? 0;
+    if (max <= 0 || !groupsOf(stream, this.settings.groups)) return true;
+    const held = async () =>
+      Number(
+        (
+          await this.db().query<{ bytes: string }>(`SELECT coalesce(sum(octet_length(payload)), 0) AS bytes FROM streams.messages WHERE stream = $1`, [
+            this.key(stream),
+          ])
+        ).rows[0]?.bytes ?? 0,
+      );
+    await this.ensureStream(stream);
+    if ((await held()) < max) return true;
+    // Full by the last count: what the groups took since may not be deleted yet.
+    await this.prune(false);
+    return (await held()) < max;
+  }
+
   async publish(stream: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
+    await this.ensureStream(stream);
     const key = this.key(stream);
     await this.transaction(async (c) => {
       const [{ seq }] = (
@@ -145,6 +196,9 @@ export class PgStreamAdapter implements StreamAdapter {
 
   async subscribe(stream: string, group: string, handler: StreamHandler, opts: SubscribeOptions = {}): Promise<Subscription> {
     const key = this.key(stream);
+    await this.ensureStream(stream);
+    const groups = groupsOf(stream, this.settings.groups);
+    if (groups && !groups.includes(group)) this.logger.warn(undeclaredGroup(stream, group));
     await this.db().query(`INSERT INTO streams.groups (stream, grp) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [key, group]);
     let closed = false;
     let wake: (() => void) | undefined;
@@ -251,14 +305,16 @@ export class PgStreamAdapter implements StreamAdapter {
     return rows.map((r) => ({ id: r.msg_id, stream, group, deliveries: r.deliveries, error: r.error, data: safeJson(r.payload) }));
   }
 
-  /** Drops what every known group has passed, and anything older than the stream's max age. */
-  async prune(): Promise<void> {
+  /** Drops what every known group of its stream has passed, and with `aged` anything older than the stream's max age. */
+  async prune(aged = true): Promise<void> {
     await this.db().query(
       `DELETE FROM streams.messages m
-        WHERE m.published_at < $1
-           OR m.seq <= (SELECT min(g.position) FROM streams.groups g WHERE g.stream = m.stream)`,
-      [Date.now() - this.settings.maxAgeS * 1000],
+        USING (SELECT stream, min(position) AS upto FROM streams.groups GROUP BY stream) g
+        WHERE m.stream = g.stream AND m.seq <= g.upto`,
     );
+    if (!aged) return;
+    this.prunedAgedAt = Date.now();
+    await this.db().query(`DELETE FROM streams.messages WHERE published_at < $1`, [Date.now() - this.settings.maxAgeS * 1000]);
   }
 
   private async transaction<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {

@@ -87,6 +87,13 @@ export interface StreamAdapter {
   subscribe(stream: string, group: string, handler: StreamHandler, opts?: SubscribeOptions): Promise<Subscription>;
   /** Dead letters of one group (tests, operators). */
   deadLetters(stream: string, group: string, limit?: number): Promise<DeadLetter[]>;
+  /**
+   * False while the stream holds `maxBytes` (or refused a publish for it): its producers stage
+   * nothing more (ingestion answers 503) until its groups have taken enough. Answers at once what
+   * was last looked up (lib/streams/room.ts), never waiting on the stream. An adapter without it
+   * (a test's wrapper) is never full.
+   */
+  hasRoom?(stream: string): Promise<boolean>;
 }
 
 export interface StreamSettings {
@@ -94,6 +101,17 @@ export interface StreamSettings {
   namespace: string;
   maxDeliveries: number;
   maxAgeS: number;
+  /**
+   * The most bytes a stream (and, apart, the outbox feeding it) holds (STREAM_MAX_BYTES); 0 or
+   * unset: no bound.
+   */
+  maxBytes?: number;
+  /**
+   * The consumer groups of each stream (default STREAM_GROUPS, lib/streams/groups.ts): made with
+   * the stream, and a message is kept until all of them have taken it. A stream not listed keeps
+   * every message until `maxAgeS`.
+   */
+  groups?: Readonly<Record<string, readonly string[]>>;
   /**
    * JetStream partitions per stream (default 16, STREAM_PARTITIONS): the most keys a group
    * handles at once across its replicas. Publishers and consumers must agree; changing it moves

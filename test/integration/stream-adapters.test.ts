@@ -6,46 +6,14 @@
  * two replicas of a group (two adapters), a failing message holding back only its own key.
  */
 import { randomBytes } from "node:crypto";
-import { DEFAULT_PARTITIONS, JetStreamAdapter, partitionOf, PgStreamAdapter, type StreamAdapter, type StreamMessage, type Subscription } from "../../lib/streams";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-
-const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
-const quiet = { warn: () => undefined, error: () => undefined };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean, ms = 15000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await sleep(20);
-  }
-}
-
-const msgs = (from: number, to: number) =>
-  Array.from({ length: to - from }, (_, i) => ({ id: `m${from + i}`, payload: JSON.stringify({ n: from + i }) }));
+import { DEFAULT_PARTITIONS, partitionOf, type StreamMessage, type Subscription } from "../../lib/streams";
+import { adapterKit, numbered as msgs, sleep, until } from "../helpers/streams";
 
 describe.each(["pg", "jetstream"] as const)("%s adapter", (kind) => {
-  let db: TestDatabase | undefined;
   const namespace = `test-streams-${randomBytes(4).toString("hex")}`;
   const settings = { namespace, maxDeliveries: 2, maxAgeS: 3600 };
-  const adapters: StreamAdapter[] = [];
-
-  async function adapter(): Promise<StreamAdapter> {
-    const a = kind === "pg" ? new PgStreamAdapter((db as TestDatabase).url, settings, quiet) : new JetStreamAdapter(NATS_URL, settings, quiet);
-    await a.start();
-    adapters.push(a);
-    return a;
-  }
-
-  beforeAll(async () => {
-    if (kind === "pg") db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    const first = adapters[0];
-    if (first instanceof JetStreamAdapter) await first.destroy(["orders", "poison", "patient", "keyed", "keyed-fail", "gapless"]);
-    for (const a of adapters) await a.stop().catch(() => undefined);
-    await db?.drop();
-  });
+  const kit = adapterKit(kind, settings, ["orders", "poison", "patient", "keyed", "keyed-fail", "gapless"]);
+  const adapter = () => kit.adapter();
 
   it("delivers in order, stores a republished id once, and resumes a closed group where it stopped", async () => {
     const producer = await adapter();
