@@ -146,6 +146,14 @@ export interface Rejection {
 const READING_KEYS = new Set(["monitor_id", "tag_id", "ts", "value"]);
 
 /**
+ * The largest magnitude a reading's value may have. The history's rollups sum readings in
+ * PostgreSQL, whose float8 addition fails on overflow instead of giving Infinity: a single 1e308
+ * would stop the rollups' fold for every pipeline. Below 1e300, sums of 10^8 readings stay finite,
+ * far beyond any sensor's range (docs/api-tour.md, "Connecting a gateway").
+ */
+export const MAX_VALUE_MAGNITUDE = 1e300;
+
+/**
  * Splits a batch into the readings kept and the ones refused with their reason (a
  * reading for a monitor or tag the pipeline does not map is rejected, the rest are kept).
  */
@@ -175,7 +183,7 @@ function readingProblem(item: unknown, mapping: Map<string, Set<string>>, window
   if (!isId(r.monitor_id)) return MSG.invalidInput("monitor_id");
   if (typeof r.tag_id !== "string" || r.tag_id === "" || r.tag_id.length > 255) return MSG.invalidInput("tag_id");
   if (typeof r.ts !== "number" || !Number.isSafeInteger(r.ts) || r.ts < 0) return MSG.invalidInput("ts");
-  if (typeof r.value !== "number" || !Number.isFinite(r.value)) return MSG.invalidInput("value");
+  if (typeof r.value !== "number" || !Number.isFinite(r.value) || Math.abs(r.value) > MAX_VALUE_MAGNITUDE) return MSG.invalidInput("value");
   const tags = mapping.get(r.monitor_id.toLowerCase());
   if (!tags) return MSG.monitorNotMapped;
   if (!tags.has(r.tag_id)) return MSG.tagNotMapped;

@@ -36,13 +36,13 @@ let gwMeter: { id: string; ingest_key: string };
 let gwOther: { id: string; ingest_key: string };
 const sent = new Map<string, { ts: number; value: number }[]>();
 
-/** A random float64 of any exponent and sign (not NaN: JSON has none). */
+/** A random float64 of any bit pattern the ingestion takes (finite, magnitude at most 1e300; not -0: JSON has none). */
 function randomDouble(): number {
   const b = Buffer.alloc(8);
   for (;;) {
     for (let i = 0; i < 8; i++) b[i] = Math.floor(Math.random() * 256);
     const v = b.readDoubleBE(0);
-    if (Number.isFinite(v) && !Object.is(v, -0)) return v;
+    if (Number.isFinite(v) && Math.abs(v) <= 1e300 && !Object.is(v, -0)) return v;
   }
 }
 

@@ -65,17 +65,24 @@ describe("readings", () => {
         { monitor_id: M1, tag_id: "a", ts: 5001, value: 1 },
         { monitor_id: M1, tag_id: "a", ts: 2000.5, value: 1 },
         { monitor_id: M1, tag_id: "a", ts: 2000, value: Number.NaN },
+        { monitor_id: M1, tag_id: "a", ts: 2000, value: -1.5e300 },
+        { monitor_id: M1, tag_id: "a", ts: 2001, value: 1e300 },
         { monitor_id: M1, tag_id: "", ts: 2000, value: 1 },
         null,
       ],
       mapping,
       win,
     );
-    expect(out.accepted).toEqual([{ monitor_id: M1, tag_id: "a", ts: 2000, value: 1.5 }]);
+    // 1e300 is the largest magnitude taken: sums of the rollups must not overflow float8 (PostgreSQL fails on it).
+    expect(out.accepted).toEqual([
+      { monitor_id: M1, tag_id: "a", ts: 2000, value: 1.5 },
+      { monitor_id: M1, tag_id: "a", ts: 2001, value: 1e300 },
+    ]);
     expect(out.rejected.map((r) => r.reason)).toEqual([
       "Reading older than the site's retention period",
       "Reading time is in the future",
       "Invalid input: ts",
+      "Invalid input: value",
       "Invalid input: value",
       "Invalid input: tag_id",
       "Invalid input: reading",
