@@ -33,21 +33,25 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
   const monitors = [...new Set(sorted.map((r) => r.monitor_id))];
   return db.transaction(async (tx) => {
     for (const m of monitors) await hours.lockMonitor(tx, m);
-    const inserted: (Reading & { compressed: boolean })[] = await tx.query(
-      `WITH fresh AS (
+    // Readings of compressed hours are held back: the hours' rows say which of them are new.
+    const stored: (Reading & { held: boolean })[] = await tx.query(
+      `WITH u AS (${BATCH_SQL}),
+       held AS (
+         SELECT t.* FROM (SELECT DISTINCT monitor_id, tag_id, ${HOUR_OF_SQL("ts")} AS start FROM u) t
+          WHERE EXISTS (SELECT 1 FROM compressed_hours h WHERE h.monitor_id = t.monitor_id AND h.tag_id = t.tag_id AND h.start = t.start)),
+       fresh AS (
          INSERT INTO readings (monitor_id, tag_id, ts, value)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
-          WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)
+         SELECT u.* FROM u WHERE NOT EXISTS (SELECT 1 FROM held WHERE held.monitor_id = u.monitor_id AND held.tag_id = u.tag_id AND held.start = ${HOUR_OF_SQL("u.ts")})
          ON CONFLICT DO NOTHING
-         RETURNING monitor_id, tag_id, ts, value),
-       touched AS (SELECT DISTINCT monitor_id, tag_id, ${HOUR_OF_SQL("ts")} AS start FROM fresh),
-       compressed AS (
-         SELECT t.* FROM touched t WHERE EXISTS (SELECT 1 FROM compressed_hours h WHERE h.monitor_id = t.monitor_id AND h.tag_id = t.tag_id AND h.start = t.start))
-       SELECT f.monitor_id::text, f.tag_id, f.ts::float8 AS ts, f.value, c.start IS NOT NULL AS compressed
-         FROM fresh f LEFT JOIN compressed c ON c.monitor_id = f.monitor_id AND c.tag_id = f.tag_id AND c.start = ${HOUR_OF_SQL("f.ts")}`,
-      [sorted.map((r) => r.monitor_id), sorted.map((r) => r.tag_id), sorted.map((r) => r.ts), sorted.map((r) => r.value)],
+         RETURNING monitor_id, tag_id, ts, value)
+       SELECT monitor_id::text, tag_id, ts::float8 AS ts, value, false AS held FROM fresh
+       UNION ALL
+       SELECT monitor_id::text, tag_id, start::float8, 0, true FROM held`,
+      batchParams(sorted),
     );
-    const fresh = await withoutCompressedKeys(tx, inserted);
+    const held = stored.filter((r) => r.held);
+    const fresh: Reading[] = stored.filter((r) => !r.held);
+    if (held.length > 0) fresh.push(...(await storeLate(tx, sorted, held)));
     const rollups = rollupReadings(fresh).sort(
       (a, b) => a.monitor_id.localeCompare(b.monitor_id) || a.tag_id.localeCompare(b.tag_id) || a.bucket - b.bucket,
     );
@@ -94,27 +98,30 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
   });
 }
 
+/** A batch's readings that retention's mark does not keep out ($1-$4: batchParams). */
+const BATCH_SQL = `SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
+   WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)`;
+
+const batchParams = (readings: Reading[]) => [readings.map((r) => r.monitor_id), readings.map((r) => r.tag_id), readings.map((r) => r.ts), readings.map((r) => r.value)];
+
 /**
- * The readings a batch stored raw whose hour is compressed (hours.ts) were seen before when their
- * instant is among the hour's: those rows go again and are not counted. A batch of fresh readings
- * touches no compressed hour, and costs no more than the insert (which told which hours are).
+ * The readings of compressed hours (hours.ts) whose instants are not in their hour's row: late
+ * ones, stored raw (the next compression merges them) and answered; the rest were seen before.
+ * A batch of fresh readings touches no compressed hour and never comes here.
  */
-async function withoutCompressedKeys(tx: EntityManager, inserted: (Reading & { compressed: boolean })[]): Promise<Reading[]> {
-  const late = inserted.filter((r) => r.compressed);
-  if (late.length === 0) return inserted;
-  const starts = new Map(late.map((r) => [hourKey(r.monitor_id, r.tag_id, hourOf(r.ts)), { monitor_id: r.monitor_id, tag_id: r.tag_id, start: hourOf(r.ts) }]));
+async function storeLate(tx: EntityManager, batch: Reading[], held: { monitor_id: string; tag_id: string; ts: number }[]): Promise<Reading[]> {
+  const rows = await hours.hoursOf(tx, held.map((h) => ({ monitor_id: h.monitor_id, tag_id: h.tag_id, start: h.ts })));
   const seen = new Set<string>();
-  for (const h of await hours.hoursOf(tx, [...starts.values()])) {
-    for (const ts of decodeHour(h.data)) seen.add(hourKey(h.monitor_id, h.tag_id, ts));
-  }
-  const again = late.filter((r) => seen.has(hourKey(r.monitor_id, r.tag_id, r.ts)));
-  if (again.length === 0) return inserted;
-  await tx.query(`DELETE FROM readings r USING unnest($1::uuid[], $2::text[], $3::bigint[]) AS k(m, g, t) WHERE r.monitor_id = k.m AND r.tag_id = k.g AND r.ts = k.t`, [
-    again.map((r) => r.monitor_id),
-    again.map((r) => r.tag_id),
-    again.map((r) => r.ts),
-  ]);
-  return inserted.filter((r) => !(r.compressed && seen.has(hourKey(r.monitor_id, r.tag_id, r.ts))));
+  for (const h of rows) for (const ts of decodeHour(h.data)) seen.add(hourKey(h.monitor_id, h.tag_id, ts));
+  const compressed = new Set(rows.map((h) => hourKey(h.monitor_id, h.tag_id, Number(h.start))));
+  const late = batch.filter((r) => compressed.has(hourKey(r.monitor_id, r.tag_id, hourOf(r.ts))) && !seen.has(hourKey(r.monitor_id, r.tag_id, r.ts)));
+  if (late.length === 0) return [];
+  return tx.query(
+    `INSERT INTO readings (monitor_id, tag_id, ts, value) ${BATCH_SQL}
+     ON CONFLICT DO NOTHING
+     RETURNING monitor_id::text, tag_id, ts::float8 AS ts, value`,
+    batchParams(late),
+  );
 }
 
 /** Refolds the given local days of a monitor from its quarter hours. */
