@@ -91,8 +91,8 @@ async function main(): Promise<void> {
       `SELECT (SELECT count(*) FROM ems.readings)::int AS raw, (SELECT count(*) FROM ems.compressed_hours)::int AS hours,
               (SELECT count(*) FROM ems.rollups)::int AS rollups, (SELECT count(*) FROM ems.rollups_daily)::int AS daily`,
     );
-    console.log(`  before (raw key):        ${(raw / n).toFixed(2)} B a reading (${raw.toLocaleString("en")} B)`);
-    console.log(`  after (hours compressed):${(compressed / n).toFixed(2)} B a reading (${compressed.toLocaleString("en")} B): ${(raw / compressed).toFixed(0)}× less`);
+    console.log(`  before (raw key):         ${(raw / n).toFixed(2)} B a reading (${raw.toLocaleString("en")} B)`);
+    console.log(`  after (hours compressed): ${(compressed / n).toFixed(2)} B a reading (${compressed.toLocaleString("en")} B): ${(raw / compressed).toFixed(0)}× less`);
     console.log(`    by table, B a reading: ${byTable}`);
     console.log(`    rows: ${JSON.stringify(rows.rows[0])}; ${hours} hours written`);
     console.log(`  ingestion, fresh readings:             ${rate(fresh.perSecond)}`);

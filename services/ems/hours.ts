@@ -19,9 +19,6 @@ import * as repo from "./hours.repo";
 /** The UTC hour a reading's timestamp falls in (its first ms). */
 export const hourOf = (ts: number): number => Math.floor(ts / HOUR_MS) * HOUR_MS;
 
-/** The same in SQL, of a bigint column of epoch ms (floored for negative times too, as hourOf). */
-export const HOUR_OF_SQL = (column: string): string => `(${column} - mod(mod(${column}, ${HOUR_MS}) + ${HOUR_MS}, ${HOUR_MS}))`;
-
 /** The hour from which readings stay raw at `now`: hours that ended HISTORY_COMPRESS_AFTER ago are due. */
 export const compressCutoff = (now: number, afterMs: number): number => hourOf(now - afterMs);
 

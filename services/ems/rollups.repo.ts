@@ -4,7 +4,7 @@
  * monitor's zone, and retention's marks.
  */
 import type { DataSource, EntityManager } from "typeorm";
-import { decodeHour, hourKey, hourOf, HOUR_OF_SQL } from "./hours";
+import { decodeHour, hourKey, hourOf } from "./hours";
 import * as hours from "./hours.repo";
 import type { Queryable } from "./port";
 import { rollupReadings, type Reading, type Rollup } from "./rollup";
@@ -33,25 +33,7 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
   const monitors = [...new Set(sorted.map((r) => r.monitor_id))];
   return db.transaction(async (tx) => {
     for (const m of monitors) await hours.lockMonitor(tx, m);
-    // Readings of compressed hours are held back: the hours' rows say which of them are new.
-    const stored: (Reading & { held: boolean })[] = await tx.query(
-      `WITH u AS (${BATCH_SQL}),
-       held AS (
-         SELECT t.* FROM (SELECT DISTINCT monitor_id, tag_id, ${HOUR_OF_SQL("ts")} AS start FROM u) t
-          WHERE EXISTS (SELECT 1 FROM compressed_hours h WHERE h.monitor_id = t.monitor_id AND h.tag_id = t.tag_id AND h.start = t.start)),
-       fresh AS (
-         INSERT INTO readings (monitor_id, tag_id, ts, value)
-         SELECT u.* FROM u WHERE NOT EXISTS (SELECT 1 FROM held WHERE held.monitor_id = u.monitor_id AND held.tag_id = u.tag_id AND held.start = ${HOUR_OF_SQL("u.ts")})
-         ON CONFLICT DO NOTHING
-         RETURNING monitor_id, tag_id, ts, value)
-       SELECT monitor_id::text, tag_id, ts::float8 AS ts, value, false AS held FROM fresh
-       UNION ALL
-       SELECT monitor_id::text, tag_id, start::float8, 0, true FROM held`,
-      batchParams(sorted),
-    );
-    const held = stored.filter((r) => r.held);
-    const fresh: Reading[] = stored.filter((r) => !r.held);
-    if (held.length > 0) fresh.push(...(await storeLate(tx, sorted, held)));
+    const fresh = await storeNew(tx, sorted);
     const rollups = rollupReadings(fresh).sort(
       (a, b) => a.monitor_id.localeCompare(b.monitor_id) || a.tag_id.localeCompare(b.tag_id) || a.bucket - b.bucket,
     );
@@ -98,29 +80,35 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
   });
 }
 
-/** A batch's readings that retention's mark does not keep out ($1-$4: batchParams). */
-const BATCH_SQL = `SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
-   WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)`;
-
-const batchParams = (readings: Reading[]) => [readings.map((r) => r.monitor_id), readings.map((r) => r.tag_id), readings.map((r) => r.ts), readings.map((r) => r.value)];
-
 /**
- * The readings of compressed hours (hours.ts) whose instants are not in their hour's row: late
- * ones, stored raw (the next compression merges them) and answered; the rest were seen before.
- * A batch of fresh readings touches no compressed hour and never comes here.
+ * Stores the batch's readings not seen before (sorted by monitor, tag and time) and answers them:
+ * a reading was seen when its key is in the raw rows (the insert's conflict) or among its hour's
+ * instants when the hour is compressed (hours.ts); one from before retention's mark is not taken.
+ * A batch of fresh readings touches no compressed hour: the look-up of its few hours (an index
+ * probe each) finds none, and the insert is as it always was.
  */
-async function storeLate(tx: EntityManager, batch: Reading[], held: { monitor_id: string; tag_id: string; ts: number }[]): Promise<Reading[]> {
-  const rows = await hours.hoursOf(tx, held.map((h) => ({ monitor_id: h.monitor_id, tag_id: h.tag_id, start: h.ts })));
-  const seen = new Set<string>();
-  for (const h of rows) for (const ts of decodeHour(h.data)) seen.add(hourKey(h.monitor_id, h.tag_id, ts));
-  const compressed = new Set(rows.map((h) => hourKey(h.monitor_id, h.tag_id, Number(h.start))));
-  const late = batch.filter((r) => compressed.has(hourKey(r.monitor_id, r.tag_id, hourOf(r.ts))) && !seen.has(hourKey(r.monitor_id, r.tag_id, r.ts)));
-  if (late.length === 0) return [];
+async function storeNew(tx: EntityManager, batch: Reading[]): Promise<Reading[]> {
+  const touched: { monitor_id: string; tag_id: string; start: number }[] = [];
+  for (const r of batch) {
+    const start = hourOf(r.ts);
+    const last = touched[touched.length - 1];
+    if (last?.start !== start || last.tag_id !== r.tag_id || last.monitor_id !== r.monitor_id) touched.push({ monitor_id: r.monitor_id, tag_id: r.tag_id, start });
+  }
+  let unseen = batch;
+  const compressed = await hours.hoursOf(tx, touched);
+  if (compressed.length > 0) {
+    const seen = new Set<string>();
+    for (const h of compressed) for (const ts of decodeHour(h.data)) seen.add(hourKey(h.monitor_id, h.tag_id, ts));
+    unseen = batch.filter((r) => !seen.has(hourKey(r.monitor_id, r.tag_id, r.ts)));
+  }
+  if (unseen.length === 0) return [];
   return tx.query(
-    `INSERT INTO readings (monitor_id, tag_id, ts, value) ${BATCH_SQL}
+    `INSERT INTO readings (monitor_id, tag_id, ts, value)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
+      WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)
      ON CONFLICT DO NOTHING
      RETURNING monitor_id::text, tag_id, ts::float8 AS ts, value`,
-    batchParams(late),
+    [unseen.map((r) => r.monitor_id), unseen.map((r) => r.tag_id), unseen.map((r) => r.ts), unseen.map((r) => r.value)],
   );
 }
 
