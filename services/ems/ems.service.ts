@@ -3,6 +3,8 @@
  * monitor's kWh, kW, V and A tags are folded into quarter-hour rollups (rollups.ts), and every
  * answer reads the rollups (metrics.ts), so a year of minute data answers about as fast as a day.
  * Names, tags and the site's time zone come from config's actions, through the port (port.ts).
+ * The readings it keeps as their dedupe key go compressed past HISTORY_COMPRESS_AFTER (hours.ts);
+ * `ems.storage.monitors` tells the storage route what they and the rollups cost (storage.ts).
  */
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Principal } from "../../lib/access";
@@ -19,9 +21,11 @@ import type { EmsLocals, EmsMethods, EmsThis } from "./ems.types";
 import { MSG } from "./messages";
 import { metricsActions } from "./metrics.actions";
 import { migrations } from "./migrations";
+import { COMPRESS_EVERY_MS } from "./hours";
 import { EMS_SCHEMAS } from "./openapi";
 import { emsPort } from "./port";
 import * as rollups from "./rollups";
+import { storageActions } from "./storage.actions";
 
 /** Internal actions, events, streams and jobs answer for the whole deployment: they are not reachable over HTTP. */
 const SYSTEM: Principal = { username: "ems", user_type: "saas-admin", site_id: null, plant_id: null, modules: [] };
@@ -35,13 +39,21 @@ const readings = readingsConsumer<EmsThis>("ems", function (caller, batch) {
   return rollups.storeReadings(this.system(caller), batch);
 });
 
-/** The daily retention run: raw readings older than their site's retention go, the rollups stay (rollups.ts). */
 const jobs: PeriodicJobs<EmsThis> = {
+  /** The daily retention run: raw readings older than their site's retention go, the rollups stay (rollups.ts). */
   retention: {
     everyMs: DAILY_CHECK_MS,
     daily: true,
     run(caller, now) {
       return rollups.deleteOldReadings(this.system(caller), now);
+    },
+  },
+  /** The readings key past HISTORY_COMPRESS_AFTER kept as one row per tag and hour (hours.ts; one replica at a time). */
+  compress: {
+    everyMs: COMPRESS_EVERY_MS,
+    runnable: true,
+    run(caller, now) {
+      return rollups.compressOldReadings(this.system(caller), now);
     },
   },
 };
@@ -61,6 +73,7 @@ const EmsService: ServiceSchema<ServiceSettingSchema, EmsMethods, EmsLocals> & {
 
   actions: {
     ...metricsActions,
+    ...storageActions,
   },
 
   events: {

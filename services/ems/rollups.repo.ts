@@ -1,8 +1,11 @@
 /**
- * The SQL of the rollups: the energy tags' readings as received, their quarter-hour rollups, the
- * local-day rows of each monitor's zone, and retention's marks.
+ * The SQL of the rollups: the energy tags' readings as received (their key: hours.ts keeps it
+ * compressed past HISTORY_COMPRESS_AFTER), their quarter-hour rollups, the local-day rows of each
+ * monitor's zone, and retention's marks.
  */
 import type { DataSource, EntityManager } from "typeorm";
+import { decodeHour, hourKey, hourOf } from "./hours";
+import * as hours from "./hours.repo";
 import type { Queryable } from "./port";
 import { rollupReadings, type Reading, type Rollup } from "./rollup";
 import { bucketStart, bucketStarts, nextBucket } from "./time";
@@ -16,8 +19,9 @@ export const STEP_SQL = `CASE WHEN lag(last_value) OVER w IS NULL THEN 0
 /**
  * Stores readings and folds the new ones into the quarter-hour rollups and the local-day rows
  * of each monitor's zone (`zones`: monitor id → IANA zone), in one transaction: a reading seen
- * before is skipped by the readings key, so redelivery never counts twice (and one from before
- * what retention deleted is not taken: its key is gone). A lock per monitor
+ * before is skipped by the readings key, raw or in its hour's compressed row (hours.ts), so
+ * redelivery never counts twice (and one from before what retention deleted is not taken: its key
+ * is gone). A lock per monitor
  * makes replicas take turns on a monitor, so a day is always refolded from every committed
  * quarter hour; locks and rows are taken in key order, so they cannot deadlock.
  */
@@ -28,15 +32,8 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
   );
   const monitors = [...new Set(sorted.map((r) => r.monitor_id))];
   return db.transaction(async (tx) => {
-    for (const m of monitors) await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`ems:monitor:${m}`]);
-    const fresh: { monitor_id: string; tag_id: string; ts: number; value: number }[] = await tx.query(
-      `INSERT INTO readings (monitor_id, tag_id, ts, value)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
-        WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)
-       ON CONFLICT DO NOTHING
-       RETURNING monitor_id::text, tag_id, ts::float8 AS ts, value`,
-      [sorted.map((r) => r.monitor_id), sorted.map((r) => r.tag_id), sorted.map((r) => r.ts), sorted.map((r) => r.value)],
-    );
+    for (const m of monitors) await hours.lockMonitor(tx, m);
+    const fresh = await storeNew(tx, sorted);
     const rollups = rollupReadings(fresh).sort(
       (a, b) => a.monitor_id.localeCompare(b.monitor_id) || a.tag_id.localeCompare(b.tag_id) || a.bucket - b.bucket,
     );
@@ -81,6 +78,38 @@ export async function applyReadings(db: DataSource, readings: Reading[], zones: 
     }
     return fresh.length;
   });
+}
+
+/**
+ * Stores the batch's readings not seen before (sorted by monitor, tag and time) and answers them:
+ * a reading was seen when its key is in the raw rows (the insert's conflict) or among its hour's
+ * instants when the hour is compressed (hours.ts); one from before retention's mark is not taken.
+ * A batch of fresh readings touches no compressed hour: the look-up of its few hours (an index
+ * probe each) finds none, and the insert is as it always was.
+ */
+async function storeNew(tx: EntityManager, batch: Reading[]): Promise<Reading[]> {
+  const touched: { monitor_id: string; tag_id: string; start: number }[] = [];
+  for (const r of batch) {
+    const start = hourOf(r.ts);
+    const last = touched[touched.length - 1];
+    if (last?.start !== start || last.tag_id !== r.tag_id || last.monitor_id !== r.monitor_id) touched.push({ monitor_id: r.monitor_id, tag_id: r.tag_id, start });
+  }
+  let unseen = batch;
+  const compressed = await hours.hoursOf(tx, touched);
+  if (compressed.length > 0) {
+    const seen = new Set<string>();
+    for (const h of compressed) for (const ts of decodeHour(h.data)) seen.add(hourKey(h.monitor_id, h.tag_id, ts));
+    unseen = batch.filter((r) => !seen.has(hourKey(r.monitor_id, r.tag_id, r.ts)));
+  }
+  if (unseen.length === 0) return [];
+  return tx.query(
+    `INSERT INTO readings (monitor_id, tag_id, ts, value)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::float8[]) AS u(monitor_id, tag_id, ts, value)
+      WHERE NOT EXISTS (SELECT 1 FROM retained_from k WHERE k.monitor_id = u.monitor_id AND u.ts < k.ts)
+     ON CONFLICT DO NOTHING
+     RETURNING monitor_id::text, tag_id, ts::float8 AS ts, value`,
+    [unseen.map((r) => r.monitor_id), unseen.map((r) => r.tag_id), unseen.map((r) => r.ts), unseen.map((r) => r.value)],
+  );
 }
 
 /** Refolds the given local days of a monitor from its quarter hours. */
@@ -132,14 +161,14 @@ export async function readingMonitors(db: Queryable): Promise<string[]> {
  */
 export async function deleteReadingsBefore(db: DataSource, monitor_id: string, before: number): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`ems:monitor:${monitor_id}`]);
+    await hours.lockMonitor(tx, monitor_id);
     await tx.query(
       `INSERT INTO retained_from (monitor_id, ts) VALUES ($1, $2)
        ON CONFLICT (monitor_id) DO UPDATE SET ts = GREATEST(retained_from.ts, excluded.ts)`,
       [monitor_id, before],
     );
     const res = (await tx.query(`DELETE FROM readings WHERE monitor_id = $1 AND ts < $2`, [monitor_id, before])) as [unknown, number];
-    return res[1] ?? 0;
+    return (res[1] ?? 0) + (await hours.deleteHoursBefore(tx, monitor_id, before));
   });
 }
 
@@ -149,4 +178,5 @@ export async function forgetMonitor(db: Queryable, monitor_id: string): Promise<
   await db.query(`DELETE FROM monitor_zones WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM rollups WHERE monitor_id = $1`, [monitor_id]);
   await db.query(`DELETE FROM readings WHERE monitor_id = $1`, [monitor_id]);
+  await db.query(`DELETE FROM compressed_hours WHERE monitor_id = $1`, [monitor_id]);
 }

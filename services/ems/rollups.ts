@@ -3,9 +3,11 @@
  * days as they arrive, their raw readings dropped by the daily retention run, and everything of
  * a monitor config deleted.
  */
+import { config } from "../../lib/config";
 import type { MonitorEvent } from "../config/contract";
 import { isEnergyMonitor } from "./energy";
 import { roleTags } from "./figures";
+import { compressReadings } from "./hours";
 import type { EmsPort } from "./port";
 import type { Reading } from "./rollup";
 import * as rollups from "./rollups.repo";
@@ -36,6 +38,11 @@ export async function deleteOldReadings(port: EmsPort, now: number): Promise<{ d
   }
   if (deleted) port.logger.info(`retention: deleted ${deleted} readings`);
   return { deleted };
+}
+
+/** The compression job's run at `now` (hours.ts): answers the hours written. */
+export function compressOldReadings(port: EmsPort, now: number): Promise<number> {
+  return compressReadings(port.db, now, config().historyCompressAfterMs);
 }
 
 /** A monitor deleted: its readings, rollups and marks go. */

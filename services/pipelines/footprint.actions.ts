@@ -12,7 +12,7 @@ export const footprintActions: PipelinesActions = {
       summary: "What each site's readings cost on disk",
       description:
         "Per site: its readings (raw and compressed), how many are compressed, the bytes everything kept of them takes " +
-        "(raw rows, compressed chunks, the minute and hour rollups, their indexes), bytes per reading, the oldest and newest " +
+        "(raw rows, compressed chunks, the minute and hour rollups, ems's energy readings and rollups, their indexes), bytes per reading, the oldest and newest " +
         "reading (epoch ms) and the site's retention_period. saas-admin: every site; site-admin: its own.",
       fields: { site_id: { in: "query", required: false, description: "one site only", example: EXAMPLE.site_id } },
       answer: {

@@ -54,3 +54,19 @@ export async function siteReadings(db: Queryable): Promise<SiteReadings[]> {
   )) as { site_id: string; raw: number; compressed: number; oldest: number | null; newest: number | null }[];
   return rows.map((r) => ({ site_id: r.site_id, readings: r.raw + r.compressed, compressed_readings: r.compressed, oldest: r.oldest, newest: r.newest }));
 }
+
+/**
+ * The site of each monitor among the ids that pipelines knows of: by its compressed series, else
+ * by the pipeline it is registered to (ems's bytes are a monitor's: footprint.ts).
+ */
+export async function monitorSites(db: Queryable, monitor_ids: string[]): Promise<Map<string, string>> {
+  if (monitor_ids.length === 0) return new Map();
+  const rows = (await db.query(
+    `SELECT m::text AS monitor_id,
+            coalesce((SELECT s.site_id FROM series s WHERE s.monitor_id = m LIMIT 1),
+                     (SELECT p.site_id FROM registrations r JOIN pipelines p USING (pipeline_id) WHERE r.monitor_id = m))::text AS site_id
+       FROM unnest($1::uuid[]) AS m`,
+    [monitor_ids],
+  )) as { monitor_id: string; site_id: string | null }[];
+  return new Map(rows.filter((r) => r.site_id !== null).map((r) => [r.monitor_id, r.site_id!]));
+}

@@ -26,6 +26,7 @@ import {
   type ResolvedPlant,
   type ResolvedSite,
 } from "../config/contract";
+import { emsClient, type MonitorBytes } from "../ems/contract";
 import { pipelinesEvents, type PipelineStreams, type PipelinesEvents } from "./contract";
 import { MSG } from "./messages";
 import type { Partitions } from "./partitions";
@@ -72,9 +73,16 @@ export interface ConfigPort {
   monitors(monitor_ids: string[]): Promise<Map<string, ResolvedMonitor>>;
 }
 
+/** What ems answers, as plain functions. */
+export interface EmsReader {
+  /** The bytes ems keeps of each monitor's readings (its raw and compressed key, its rollups). */
+  monitorBytes(): Promise<MonitorBytes[]>;
+}
+
 /** The service's own port, and a gateway's. */
 export interface SystemPort extends PipelinesEnv {
   config: ConfigPort;
+  ems: EmsReader;
   /** Every replica forgets what it cached of the pipeline (of every pipeline, without an id). */
   forget(pipeline_id?: string): void;
   /** `resolve`'s cached answers are stale: the cacher forgets them before the write is answered. */
@@ -107,6 +115,13 @@ const configOf = (caller: Caller): ConfigPort => ({
   monitors: (ids) => resolveMonitors(caller, ids),
 });
 
+/** How long the storage route waits for ems (a cluster may run without it: the route answers without its bytes). */
+export const EMS_TIMEOUT_MS = 5000;
+
+const emsOf = (caller: Caller): EmsReader => ({
+  monitorBytes: async () => (await emsClient.call(caller, "storage.monitors", {}, { timeout: EMS_TIMEOUT_MS, retries: 0 })).monitors,
+});
+
 const isEmitter = (caller: Caller): caller is Caller & Emitter => typeof (caller as Partial<Emitter>).emit === "function";
 
 /**
@@ -119,6 +134,7 @@ export function systemPort(env: PipelinesEnv, broker: ServiceBroker, caller: Cal
   return {
     ...env,
     config: configOf(caller),
+    ems: emsOf(caller),
     emit: (event, payload) => pipelinesEvents.emit(from, event, payload),
     forget: (pipeline_id) => void pipelinesEvents.broadcast(from, "pipelines.changed", pipeline_id ? { pipeline_id } : {}, "pipelines"),
     resolveStale: () => new SharedCache(broker).clean("pipelines.resolve:**"),

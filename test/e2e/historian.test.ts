@@ -3,7 +3,8 @@
  * ingested as a gateway sends them, compressed by the pipelines' `compress` job, then read back
  * exactly — every value the same float64 at the same millisecond — through `_history` raw points
  * and buckets and `_export`; late readings into a compressed hour, a duplicate instant included,
- * neither lost nor doubled; retention dropping one site's compressed days and not another's.
+ * neither lost nor doubled; retention dropping one site's compressed days and not another's; the
+ * storage route's figures, ems's bytes of the sites' energy monitors included.
  */
 import { Client } from "pg";
 import type { DataSource } from "typeorm";
@@ -86,7 +87,7 @@ const compress = async (): Promise<number> => {
 };
 
 beforeAll(async () => {
-  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { HISTORY_COMPRESS_AFTER: "400d" } });
+  t = await startTestNode({ services: ["api", "auth", "config", "pipelines", "ems"], env: { HISTORY_COMPRESS_AFTER: "400d" } });
   pg = new Client({ connectionString: t.db.url });
   await pg.connect();
   h = await hierarchy(t, "Historian");
@@ -245,7 +246,11 @@ describe("the historian", () => {
     expect(gone.points.map((p) => p.count)).toEqual(Array.from({ length: 60 }, () => 6));
   });
 
-  it("answers what each site's readings cost at GET /_config/storage, adding up to the tables' sizes, in the caller's scope", async () => {
+  it("answers what each site's readings cost at GET /_config/storage, ems's included, adding up to the tables' sizes, in the caller's scope", async () => {
+    // ems has taken the meter's energy readings from the stream (its own key and rollups of them).
+    const meterReadings = expected(h.meter.id, "kwh").length + expected(h.meter.id, "kw").length;
+    const emsHeld = async () => (await pg.query(`SELECT count(*)::int AS n FROM ems.readings WHERE monitor_id = $1`, [h.meter.id])).rows[0].n as number;
+    expect(await eventually(emsHeld, (n) => n === meterReadings, 600, 50)).toBe(meterReadings);
     await pg.query(`VACUUM ANALYZE pipelines.chunks`);
     const res = await t.http<{ sites: { site_id: string; readings: number; compressed_readings: number; bytes: number; bytes_per_reading: number; oldest: number; newest: number; retention_period: number; site_name: string }[] }>(
       "GET",
@@ -268,8 +273,10 @@ describe("the historian", () => {
         WHERE n.nspname = 'pipelines' AND (c.relname = ANY($1) OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'pipelines.readings'::regclass))`,
       [tables],
     );
+    const emsTables = ["readings", "compressed_hours", "rollups", "rollups_daily"];
+    const emsSize = await pg.query(`SELECT sum(pg_total_relation_size(('ems.' || t)::regclass))::float8 AS bytes FROM unnest($1::text[]) AS t`, [emsTables]);
     const total = res.body.sites.reduce((n, s) => n + s.bytes, 0);
-    expect(Math.abs(total - sizes.rows[0].bytes)).toBeLessThan(res.body.sites.length + 1);
+    expect(Math.abs(total - sizes.rows[0].bytes - emsSize.rows[0].bytes)).toBeLessThan(2 * res.body.sites.length + 1);
     expect(ours.bytes_per_reading).toBeCloseTo(ours.bytes / ours.readings, 1);
     // A site-admin sees its own site; another's is not a site to it; a plant user may not ask.
     const admin = await makeUser(t.http, { username: "storage-site@example.com", user_type: "site-admin", site_id: other.site });
@@ -278,5 +285,12 @@ describe("the historian", () => {
     expect(await t.http("GET", `/_config/storage?site_id=${h.site}`, { auth: admin })).toMatchObject({ status: 400, body: envelope(400, `Invalid Site ID: ${h.site}`) });
     const plant = await makeUser(t.http, { username: "storage-plant@example.com", user_type: "plant-admin", site_id: other.site, plant_id: other.plant });
     expect(await t.http("GET", "/_config/storage", { auth: plant })).toMatchObject({ status: 403, body: envelope(403, "Unauthorized operation") });
+
+    // A cluster without ems: the route answers pipelines' own figures.
+    await t.node.broker.destroyService(t.node.broker.getLocalService("ems")!);
+    const without = await t.http<{ sites: { site_id: string; bytes: number }[] }>("GET", "/_config/storage");
+    expect(without.status).toBe(200);
+    const pipelinesOnly = without.body.sites.reduce((n, s) => n + s.bytes, 0);
+    expect(Math.abs(pipelinesOnly - sizes.rows[0].bytes)).toBeLessThan(without.body.sites.length + 1);
   });
 });

@@ -103,7 +103,8 @@ export async function startTestNode(opts: StartOptions = {}): Promise<TestNode> 
 
 /**
  * For tests that count or read the raw `readings` rows themselves: the historian's compression
- * (services/pipelines/chunks.ts) would move readings older than an hour into chunks under them.
- * test/e2e/historian.test.ts covers what compression keeps.
+ * (services/pipelines/chunks.ts, and ems's of its readings key: services/ems/hours.ts) would move
+ * readings older than an hour into chunks under them. test/e2e/historian.test.ts and
+ * test/e2e/ems-compression.test.ts cover what compression keeps.
  */
 export const RAW_READINGS_ONLY = { HISTORY_COMPRESS_AFTER: "400d" } as const;
