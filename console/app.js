@@ -7,6 +7,8 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, whenSessionLost, whoAmI } from "./lib/api.js";
+import { AlarmSummary, NewAlarmBanner, followAlarms } from "./lib/alarms.js";
+import { applyTheme, browserZone, setPrefs, usePrefs } from "./lib/prefs.js";
 import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
@@ -136,12 +138,40 @@ function Nav({ user, current, onSignOut }) {
         )}
       </ul>
     </nav>
+    ${user.modules.includes("Alerting") ? html`<${AlarmSummary} />` : null}
     <div class="who">
+      <${DisplayChoices} />
       <span title=${user.user_type}>${user.username}</span>
       <a href="docs" class="small">API</a>
       <button type="button" class="link" onClick=${onSignOut}>Sign out</button>
     </div>
   </header>`;
+}
+
+/** Every zone the browser knows, for the named-zone choice. */
+const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+
+/** The person's display choices (lib/prefs.js), folded under one button of the header. */
+function DisplayChoices() {
+  const p = usePrefs();
+  /** @type {(e: ControlEvent<HTMLSelectElement>) => string} */
+  const value = (e) => e.currentTarget.value;
+  return html`<details class="display-choices">
+    <summary>Display</summary>
+    <div class="display-panel card">
+      <${Field} label="Display time zone" as="select" value=${p.zone} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setPrefs({ zone: value(e) })}>
+        <option value="site">Each record's site zone</option>
+        <option value="browser">This browser's zone (${browserZone()})</option>
+        <option value="UTC">UTC</option>
+        <optgroup label="A named zone">${ZONES.filter((z) => z !== "UTC").map((z) => html`<option value=${z}>${z}</option>`)}</optgroup>
+      </${Field}>
+      <label class="check"><input type="checkbox" checked=${p.hour24} onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => setPrefs({ hour24: e.currentTarget.checked })} /> 24-hour clock</label>
+      <${Field} label="Theme" as="select" value=${p.theme} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setPrefs({ theme: value(e) === "dark" ? "dark" : "light" })}>
+        <option value="light">Light</option>
+        <option value="dark">Dark (control room)</option>
+      </${Field}>
+    </div>
+  </details>`;
 }
 
 /** The module of the route's view and its stylesheet (pages/<route>/<route>.css), loaded once. */
@@ -197,6 +227,9 @@ function App() {
   // A function as the state: set through an updater (setResume(() => fn)), as preact takes a function as one.
   const [resume, setResume] = /** @type {typeof useState<(() => void) | null>} */ (useState)(null);
 
+  // The alarm summary's one poll follows who is signed in.
+  useEffect(() => followAlarms(user && !expired ? user : null), [user?.username, expired]);
+
   useEffect(() => {
     whoAmI()
       .then(setUser)
@@ -248,9 +281,11 @@ function App() {
   };
   return html`<div class="shell">
     <${Nav} user=${user} current=${route.parts[0] ?? "overview"} onSignOut=${signOut} />
+    <${NewAlarmBanner} />
     <${Main} user=${user} route=${route} />
   </div>`;
 }
 
 // index.html holds the element.
+applyTheme();
 render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("app")));

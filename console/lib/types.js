@@ -267,6 +267,17 @@ export {};
  */
 
 /**
+ * An active alert as `GET /_alerting/alerts/_active` lists it: the alert and where it stands.
+ * @typedef {Alert & { asset_id: string | null, function_id: string | null, plant_id: string, site_id: string }} PlacedAlert
+ */
+
+/**
+ * The alarm summary of the caller's scope (`GET /_alerting/alerts/_active`): the active alerts by
+ * severity (shelved apart), those unacknowledged, the shelved count, the active alerts newest first.
+ * @typedef {{ unacknowledged: SeverityCounts, active: SeverityCounts, shelved: number, alerts: PlacedAlert[] }} ActiveAlerts
+ */
+
+/**
  * An entry of an alert's history, oldest first: when (epoch ms or an ISO time), who (none: the system), the
  * action's word, its detail.
  * @typedef {{ at: string | number, by: string | null, action: string, detail: string | null }} AlertHistoryEntry

@@ -2,8 +2,10 @@
 // The alerts board: active and recent alerts across the caller's scope, filtered by plant,
 // function, severity, state and acknowledgement (the filters live in the hash, so that the
 // overview's `#/alerts?function_id=<id>` link, a bookmark and the back button keep them),
-// refreshed every 2.5 s without a reload; acknowledge one or many.
-import { useMemo, useState } from "preact/hooks";
+// reloaded whenever the page's one alarm summary (lib/alarms.js) sees an alarm open, close, be
+// acknowledged or shelved, and every 30 s besides (durations, closed alerts); acknowledge one or many.
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { refreshAlarms, useAlarms } from "../../lib/alarms.js";
 import { queryString, post } from "../../lib/api.js";
 import { AckState, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
 import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "../../lib/ui.js";
@@ -18,7 +20,7 @@ import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "..
  */
 /** @typedef {(label: string, key: string, value: string, options: Children) => Children} FilterSelect */
 
-const REFRESH_MS = 2500;
+const REFRESH_MS = 30_000;
 const PAGE = 200;
 const BULK_MAX = 500; // the bulk acknowledge's most ids per request (the service refuses more)
 
@@ -251,6 +253,11 @@ export function AlertBoard({ user, route }) {
     [JSON.stringify(filters), limit, needPlaces ? places.data : null],
     REFRESH_MS,
   );
+  // A change the alarm summary saw (the summary polls the whole scope in one request) reloads the board.
+  const { version } = useAlarms();
+  useEffect(() => {
+    if (version) void reload();
+  }, [version]);
   const alerts = data?.alerts ?? [];
   const shown = useMemo(() => new Set(alerts.map((a) => a._id)), [alerts]);
   // Only what is still on the board can be acknowledged from it.
@@ -264,6 +271,7 @@ export function AlertBoard({ user, route }) {
     try {
       setResult(await work());
       await reload();
+      refreshAlarms();
     } catch (e) {
       setActionError(e);
     } finally {
@@ -289,7 +297,7 @@ export function AlertBoard({ user, route }) {
   const allPicked = alerts.length > 0 && picked.length === alerts.length;
 
   const tools = html`<${AlertTabs} current="board" />
-    <span class="muted small" aria-live="off">${data?.at ? `Updated ${time(data.at, true)} · every ${REFRESH_MS / 1000} s` : ""}</span>`;
+    <span class="muted small" aria-live="off">${data?.at ? `Updated ${time(data.at, true)} · on every change` : ""}</span>`;
   return html`<${Page} title="Alerts" tools=${tools}>
     <${Filters} filters=${filters} places=${places.data} />
     <${ErrorNote} error=${places.error ?? error} />
