@@ -8,7 +8,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, whenSessionLost, whoAmI } from "./lib/api.js";
 import { AlarmSummary, NewAlarmBanner, followAlarms } from "./lib/alarms.js";
-import { applyTheme, browserZone, setPrefs, usePrefs } from "./lib/prefs.js";
+import { applyTheme, browserZone, knowSites, setPrefs, usePrefs, viewSiteZone } from "./lib/prefs.js";
 import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
@@ -217,6 +217,8 @@ function Main({ user, route }) {
   if (!mod) return html`<main><p class="muted">Loading…</p></main>`;
   const { part, id } = pageOf(view, route.parts[1]);
   const View = mod[part];
+  // A view of one site's records says its zone as it draws (lib/prefs.js).
+  viewSiteZone(null);
   return html`<main id="main"><${View} key=${id} id=${id} user=${user} route=${route} sections=${view.sections} /></main>`;
 }
 
@@ -227,8 +229,20 @@ function App() {
   // A function as the state: set through an updater (setResume(() => fn)), as preact takes a function as one.
   const [resume, setResume] = /** @type {typeof useState<(() => void) | null>} */ (useState)(null);
 
-  // The alarm summary's one poll follows who is signed in.
+  // The alarm summary's one poll follows who is signed in; the sites' zones are the times' default.
   useEffect(() => followAlarms(user && !expired ? user : null), [user?.username, expired]);
+  const [, setZonesKnown] = useState(0);
+  useEffect(() => {
+    if (!user || !user.modules.includes("Configuration")) return;
+    api("GET", "/_config/sites/_list")
+      .then((/** @type {{ site_id: string, site_name: string, timezone: string }[]} */ sites) => {
+        knowSites(sites);
+        setZonesKnown((n) => n + 1);
+      })
+      .catch(() => undefined);
+  }, [user?.username]);
+  // Every view follows a change of the display choices at once.
+  usePrefs();
 
   useEffect(() => {
     whoAmI()

@@ -157,17 +157,23 @@ export function AlarmSummary() {
   </section>`;
 }
 
-/** The banner of the alarms raised since the page opened: trigger and asset named, a link to each, dismissed by the person. */
+/**
+ * The banner of the alarms raised since the page opened: trigger and asset named, a link to the
+ * newest (its text not the trigger's name, which the board's rows link by), dismissed by the person.
+ */
 export function NewAlarmBanner() {
   const { fresh } = useAlarms();
   if (fresh.length === 0) return null;
   const [first, ...more] = fresh;
   return html`<div class=${`alarm-banner sev-bg-${String(first.severity).toLowerCase()}`} role="alert" aria-label="New alarm">
     <span class="alarm-banner-text">
-      <${Severity} level=${String(first.severity).toLowerCase()} /> New alarm: <a href=${href("alerts", first._id)}>${first.trigger_name}</a>${first.asset ? ` on ${first.asset}` : ""}
-      ${more.length > 0 ? html` <span>and ${more.length} more (<a href="#/alerts">board</a>)</span>` : null}
+      <${Severity} level=${String(first.severity).toLowerCase()} /> New alarm: <strong>${first.trigger_name}</strong>${first.asset ? ` on ${first.asset}` : ""}
+      ${more.length > 0 ? html` <span>and ${more.length} more</span>` : null}
     </span>
-    <button type="button" onClick=${() => dismiss(first)}>Dismiss</button>
+    <span class="tools">
+      <a href=${href("alerts", first._id)} onClick=${() => dismiss(first)}>Open the alarm</a>
+      <button type="button" onClick=${() => dismiss(first)}>Dismiss</button>
+    </span>
   </div>`;
 }
 

@@ -4,6 +4,7 @@
 // (`pointsFor`), and zooming asks again for the narrower range (more detail as one zooms).
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { clockKey, displayZone, formatTime } from "./prefs.js";
 import { html } from "./ui.js";
 
 /** @typedef {import("./types.js").History} History */
@@ -28,6 +29,34 @@ export const pointsFor = (/** @type {number | undefined} */ width) => Math.max(1
 
 /** Width of an element, or a default before layout. */
 const widthOf = (/** @type {HTMLElement | null | undefined} */ el) => Math.max(280, Math.floor(el?.clientWidth || 800));
+
+const DAY_S = 86_400;
+/**
+ * A time axis in the display zone and clock, like every time of the console (lib/prefs.js): its
+ * label names the zone once; ticks read `14:05` (the date, `2026-11-27`, where a day starts or
+ * the ticks are days apart). The legend's time carries the zone. Charts re-draw on `clockKey`.
+ * @param {string | null} [siteZone]
+ * @returns {{ axis: uPlot.Axis, legend: uPlot.Series, key: string, tzDate: (ts: number) => Date }}
+ */
+export function timeAxis(siteZone = null) {
+  const zone = displayZone(siteZone);
+  /** @type {uPlot.Axis.Values} */
+  const values = (_u, ticks, _ax, _space, incr) =>
+    ticks.map((t, i) => {
+      const day = formatTime(t * 1000, { siteZone, label: false }).slice(0, 10);
+      if (incr >= DAY_S) return day;
+      const clock = formatTime(t * 1000, { siteZone, date: false, label: false, seconds: incr < 60 });
+      const before = i > 0 ? formatTime(ticks[i - 1] * 1000, { siteZone, label: false }).slice(0, 10) : null;
+      return before === day ? clock : `${day}\n${clock}`;
+    });
+  return {
+    axis: { label: `Time (${zone})`, values, space: 70 },
+    legend: { value: (_u, t) => (t === null || t === undefined ? "—" : formatTime(t * 1000, { siteZone, seconds: true })) },
+    key: clockKey(siteZone),
+    // Ticks fall on the zone's whole hours and days.
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
+  };
+}
 
 /**
  * Mounts a uPlot in the returned ref's element with `makeOpts(width)` and `data`, re-made when
@@ -171,19 +200,21 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
   const points = history?.points ?? [];
   /** @type {uPlot.AlignedData} */
   const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
-  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}`;
+  const clock = timeAxis();
+  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}|${clock.key}`;
   let zoomedAt = 0;
   const box = usePlot(
     (width) => ({
       width,
       height,
       title,
+      tzDate: clock.tzDate,
       cursor: { drag: { x: true, y: false, setScale: false } },
       // The limits stay in view (ISA-101: a value is read against its limits), within 4× the data's span.
       scales: { x: { time: true }, y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) } },
-      axes: [{}, { label: unit, size: 60 }],
+      axes: [clock.axis, { label: unit, size: 60 }],
       series: [
-        {},
+        clock.legend,
         { label, stroke: GREY, width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
         { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
         { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
@@ -229,16 +260,18 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
 export function BarChart({ times, values, unit = "", label = "value", limit, height = 200, title }) {
   /** @type {uPlot.AlignedData} */
   const data = [times.map((t) => t / 1000), values];
-  const key = `${label}|${unit}|${limit?.value}|${height}`;
+  const clock = timeAxis();
+  const key = `${label}|${unit}|${limit?.value}|${height}|${clock.key}`;
   const box = usePlot(
     (width) => ({
       width,
       height,
       title,
+      tzDate: clock.tzDate,
       // Bars start at zero: a bar's height is its amount (a 1 % difference must not look like double).
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max ?? 0, limit?.value ?? 0, 1e-9) * 1.1] } },
-      axes: [{}, { label: unit, size: 50 }],
-      series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
+      axes: [clock.axis, { label: unit, size: 50 }],
+      series: [clock.legend, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
       plugins: limit ? [thresholdsPlugin([limit])] : [],
     }),
     data,

@@ -63,25 +63,56 @@ export function usePrefs() {
 /** The browser's own zone (IANA name). */
 export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 
+/** Each site's zone by id, as the caller's site list says (app.js reads it at sign-in). */
+/** @type {Map<string, string>} */
+let siteZones = new Map();
+/** The zone of the site the view shows (a view of one plant or asset sets it as it draws). */
+let pageZone = /** @type {string | null} */ (null);
+
+/** Each site's zone by name (a view that knows its site by name only, as an asset's fetch names it). */
+/** @type {Map<string, string>} */
+let siteNameZones = new Map();
+
+/** @param {{ site_id: string, site_name: string, timezone: string }[]} sites */
+export function knowSites(sites) {
+  siteZones = new Map(sites.filter((s) => s.timezone).map((s) => [s.site_id, s.timezone]));
+  siteNameZones = new Map(sites.filter((s) => s.timezone).map((s) => [s.site_name, s.timezone]));
+}
+
+/** @param {string | null | undefined} name */
+export const zoneOfSiteName = (name) => (name ? (siteNameZones.get(name) ?? null) : null);
+
+/** @param {string | null | undefined} siteId */
+export const zoneOfSite = (siteId) => (siteId ? (siteZones.get(siteId) ?? null) : null);
+
 /**
- * The zone a time is shown in: the chosen one, or for "site" the record's site zone when known
- * (else the browser's).
+ * The site zone of what the view shows, for the times it draws without naming their site: set by
+ * the view as it draws (a parent draws before its parts), cleared by app.js for each view.
+ * @param {string | null | undefined} zone
+ */
+export function viewSiteZone(zone) {
+  pageZone = zone || null;
+}
+
+/**
+ * The zone a time is shown in: the chosen one, or for "site" the record's site zone, else the
+ * view's site, else the caller's only site, else the browser's.
  * @param {string | null | undefined} siteZone
  */
 export function displayZone(siteZone) {
   const z = current.zone;
   if (z === "browser") return browserZone();
-  if (z === "site") return siteZone || browserZone();
+  if (z === "site") return siteZone || pageZone || (siteZones.size === 1 ? [...siteZones.values()][0] : null) || browserZone();
   return z;
 }
 
 /**
  * A time in one format everywhere: `2026-11-27 14:05` (or `2:05 PM`), seconds when asked, the
- * zone after it in brackets. `siteZone`: the record's site zone (the default display zone).
+ * zone after it in brackets (a chart's axis names it once instead: `label` false). `siteZone`: the record's site zone (the default display zone).
  * @param {unknown} value epoch ms or a date text
- * @param {{ seconds?: boolean, siteZone?: string | null, date?: boolean }} [options]
+ * @param {{ seconds?: boolean, siteZone?: string | null, date?: boolean, label?: boolean }} [options]
  */
-export function formatTime(value, { seconds = false, siteZone = null, date = true } = {}) {
+export function formatTime(value, { seconds = false, siteZone = null, date = true, label = true } = {}) {
   if (value === null || value === undefined || value === "") return "—";
   const d = typeof value === "number" ? new Date(value) : new Date(String(value));
   if (Number.isNaN(d.getTime())) return String(value);
@@ -97,8 +128,11 @@ export function formatTime(value, { seconds = false, siteZone = null, date = tru
   for (const part of parts) p[part.type] = part.value;
   const hour = current.hour24 ? p.hour : String(Number(p.hour) % 12 || 12);
   const clock = `${hour}:${p.minute}${seconds ? `:${p.second}` : ""}${current.hour24 ? "" : ` ${Number(p.hour) < 12 ? "AM" : "PM"}`}`;
-  return `${date ? `${p.year}-${p.month}-${p.day} ` : ""}${clock} (${zone})`;
+  return `${date ? `${p.year}-${p.month}-${p.day} ` : ""}${clock}${label ? ` (${zone})` : ""}`;
 }
+
+/** What a chart re-draws on: the display zone and the clock. */
+export const clockKey = (/** @type {string | null | undefined} */ siteZone) => `${displayZone(siteZone)}|${current.hour24}`;
 
 /** @type {Map<string, Intl.DateTimeFormat>} */
 const formats = new Map();

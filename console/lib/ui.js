@@ -7,6 +7,7 @@ import { h } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { ApiError, get } from "./api.js";
+import { formatTime } from "./prefs.js";
 
 /** @typedef {import("./api.js").Failure} Failure */
 /** @typedef {import("preact").ComponentChildren} Children */
@@ -143,14 +144,13 @@ export function num(value, unit = "", digits = 2) {
 }
 
 /**
- * A time in the browser's zone, to the minute (seconds when `seconds`).
+ * Every time the console shows, in one format with its zone (lib/prefs.js's `formatTime`): to the
+ * minute, seconds when `seconds`; `siteZone` the record's site zone when the view knows it.
  * @param {unknown} value epoch ms or a date text
+ * @param {string | null} [siteZone]
  */
-export function time(value, seconds = false) {
-  if (value === null || value === undefined || value === "") return "—";
-  const d = typeof value === "number" ? new Date(value) : new Date(String(value));
-  if (Number.isNaN(d.getTime())) return String(value);
-  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: seconds ? "2-digit" : undefined });
+export function time(value, seconds = false, siteZone = null) {
+  return formatTime(value, { seconds, siteZone });
 }
 
 /**

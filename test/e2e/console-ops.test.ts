@@ -221,7 +221,11 @@ describe("notebooks", () => {
     await page.getByLabel("Until (UTC)").fill("2099-12-31T18:00");
     await page.getByRole("button", { name: "Schedule", exact: true }).click();
     await expect(page.getByRole("form", { name: "Schedule" }).getByRole("status").textContent()).resolves.toBe("✓ Success");
-    await page.getByRole("row", { name: /Energy check.*Mondays at 06:30 UTC, until 2099-12-31 18:00 UTC/ }).waitFor();
+    // Kept in UTC, shown in the display zone like every time: chosen here as UTC.
+    await page.getByText("Display", { exact: true }).click();
+    await page.getByLabel("Display time zone").selectOption("UTC");
+    await page.getByText("Display", { exact: true }).click();
+    await page.getByRole("row", { name: /Energy check.*Mondays at 06:30 \(UTC\), until 2099-12-31 18:00 \(UTC\)/ }).waitFor();
     expect((await all())[0]).toMatchObject({ status: "Scheduled", schedule: { period: "Monday", time: "06:30", until: "2099-12-31 18:00" } });
 
     await page.getByRole("button", { name: "Add cell" }).click();

@@ -4,18 +4,25 @@
  * ingest route while the person is on Assets shows in the header's Alarm summary, a New alarm
  * banner and the page's title within 3 s; the asset with the alarm is not shown as normal on the
  * Overview, the asset list and its own page, which lists its alarms; a shelved alarm is counted
- * apart, not as active.
+ * apart, not as active; with a `Display time zone` chosen, every time on the alert, asset,
+ * pipeline, energy and notebook pages is written in that zone and says so.
  */
 import type { Page } from "playwright-core";
 import { ADMIN } from "../helpers/node";
 import { shot, signIn, startConsole, type ConsoleHarness } from "../helpers/console";
 import { gatewayBody, idFrom, makePlace, watcherBody, type Place } from "./alerting-fixtures";
-import { createEdge, ingest } from "./pipelines-fixtures";
+import { createEdge, eventually, ingest } from "./pipelines-fixtures";
 
 let c: ConsoleHarness;
 let place: Place;
 let gw: { id: string; ingest_key: string };
+let energyGw: { id: string; ingest_key: string };
+let meterId = "";
+let notebookId = "";
 const NAME = "shift";
+const HOUR = 3_600_000;
+/** A zone no browser or site here has (UTC+13:45): a time in it was written for it. */
+const ZONE = "Pacific/Chatham";
 
 async function send(readings: { tag_id: string; ts: number; value: number }[]): Promise<void> {
   const res = await ingest<{ accepted: number }>(c.t, "POST", `/_ingest/pipelines/${gw.id}/readings`, gw.ingest_key, {
@@ -32,6 +39,29 @@ beforeAll(async () => {
   gw = await createEdge(c.t, gatewayBody(place, "Shift gateway"));
   idFrom((await c.t.http("POST", "/_alerting/watchers", { body: watcherBody(place, gw.id, { watcher_name: "Shift watch" }, { minimum_duration: "0s" }) })).body);
   await send([{ tag_id: "temp", ts: Date.now() - 60_000, value: 55 }]);
+  await ingest(c.t, "POST", `/_ingest/pipelines/${gw.id}/heartbeat`, gw.ingest_key, { component: "gateway", ts: Date.now() - 5000 });
+
+  // An energy meter with two days of hourly readings, for the Energy page's times.
+  const meter = await c.t.http<{ id: string }>("POST", "/_config/monitors", { body: { monitor_name: "Meter shift", monitor_type: "energy-monitor", function_id: place.function_id } });
+  meterId = meter.body.id;
+  await c.t.http("PUT", `/_config/monitors/${meterId}`, {
+    body: { monitor_name: "Meter shift", monitor_type: "energy-monitor", tags: [{ tag_id: "kwh", tag_name: "Energy", tag_desc: "Active energy", tag_unit: "kWh" }], specs: {}, attributes: {} },
+  });
+  energyGw = await createEdge(c.t, { ...gatewayBody(place, "Energy gateway shift", "Energy"), registration: [{ monitor_id: meterId, slave_id: "1", registered_by_asset: false }] });
+  const now = Date.now();
+  const readings = [];
+  for (let i = 0; i < 48; i++) readings.push({ monitor_id: meterId, tag_id: "kwh", ts: now - (48 - i) * HOUR, value: 1000 + 10 * i + (i === 30 ? 40 : 0) });
+  await ingest(c.t, "POST", `/_ingest/pipelines/${energyGw.id}/readings`, energyGw.ingest_key, { readings });
+  await eventually(
+    () => c.t.http<{ total_consumption: number }[]>("GET", `/_ems/monitor/_all?function_id=${place.function_id}&label=function&from=${new Date(now - 3 * 24 * HOUR).toISOString()}&to=${new Date(now).toISOString()}`),
+    (res) => res.status === 200 && res.body.length === 1 && res.body[0].total_consumption > 0,
+    200,
+    100,
+  );
+
+  // A scheduled notebook, for the Notebooks page's times.
+  notebookId = (await c.t.http<{ notebook_id: string }>("POST", "/_notebooks/notebooks")).body.notebook_id;
+  await c.t.http("POST", "/_notebooks/notebooks/_schedule", { body: { nbk_ids: [notebookId], until: "2099-12-31 23:00", period: "monday", time: "06:30" } });
 }, 120_000);
 
 afterAll(async () => {
@@ -95,6 +125,8 @@ describe("health that tells the truth", () => {
     expect(await health.textContent()).not.toContain("Normal");
     const alarms = page.getByRole("region", { name: "Alarms" });
     await alarms.getByRole("link", { name: "Bearing hot" }).waitFor({ timeout: 5000 });
+    await alarms.getByText(/No alarm closed in the last 7 days/).waitFor();
+    await expect(alarms.getByRole("alert").count()).resolves.toBe(0);
     await expect(alarms.getByRole("table").first().textContent()).resolves.toMatch(/Active now.*High.*Bearing hot.*Active.*Unacknowledged/s);
     await shot(page, "console-shift-asset-alarms");
 
@@ -106,6 +138,67 @@ describe("health that tells the truth", () => {
     await expect(fnItem.getByText("no active alerts").isVisible()).resolves.toBe(true);
     await expect(assetItem.getByText("Alarm (High)").count()).resolves.toBe(0);
     await expect(summaryOf(page).textContent()).resolves.toMatch(/No unacknowledged alarm.*1 shelved/s);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+/**
+ * Every time of the view's text (and of its tooltips) is followed by the zone chosen, and there is
+ * at least one: a time written in another zone, or without its zone, fails.
+ */
+async function timesCarry(page: Page, zone: string, what: string): Promise<void> {
+  const found = await page.evaluate(() => {
+    const main = document.getElementById("main");
+    const titles = [...(main?.querySelectorAll("[title]") ?? [])].map((e) => e.getAttribute("title") ?? "");
+    return [main?.innerText ?? "", ...titles].join("\n");
+  });
+  const clocks = [...found.matchAll(/\b\d{1,2}:\d{2}(?::\d{2})?(?: [AP]M)?(?! ?[ap]m)/g)].map((m) => found.slice(m.index, m.index + m[0].length + zone.length + 3));
+  expect(clocks.length).toBeGreaterThan(0);
+  const unlabelled = clocks.filter((text) => !text.endsWith(`(${zone})`));
+  if (unlabelled.length > 0) throw new Error(`${what}: times without (${zone}): ${unlabelled.join(" | ")}`);
+}
+
+describe("one clock", () => {
+  it("writes every time on the alert, asset, pipeline, energy and notebook pages in the chosen zone, labelled, on the 24-hour clock or not", async () => {
+    const { context, page, errors } = await c.open();
+    // The alarm of the tests before, or one raised now when this test runs alone.
+    await send([{ tag_id: "temp", ts: Date.now() - 200, value: 86 }]);
+    const [alert] = (
+      await eventually(
+        () => c.t.http<{ _id: string }[]>("GET", `/_alerting/alerts/_list?function_id=${place.function_id}&is_hidden=0`),
+        (res) => res.status === 200 && res.body.length > 0,
+      )
+    ).body;
+    await signIn(page, c.t.baseUrl, ADMIN, `#/alerts/${alert._id}`);
+    await page.getByText("Display", { exact: true }).click();
+    await page.getByLabel("Display time zone").selectOption(ZONE);
+    await page.getByLabel("24-hour clock").uncheck();
+    await page.getByText("Display", { exact: true }).click();
+
+    await page.getByRole("heading", { name: "Alert: Bearing hot" }).waitFor();
+    await page.getByRole("region", { name: "History" }).getByRole("table").waitFor();
+    await timesCarry(page, ZONE, "alert");
+    // The 12-hour clock the person chose: "2026-11-28 9:05:12 AM (Pacific/Chatham)".
+    await expect(page.getByRole("region", { name: "Details" }).textContent()).resolves.toMatch(new RegExp(`\\d{4}-\\d{2}-\\d{2} \\d{1,2}:\\d{2}:\\d{2} [AP]M \\(${ZONE}\\)`));
+
+    await page.goto(`${c.t.baseUrl}/#/assets/${place.asset_id}`);
+    await page.getByRole("region", { name: "Alarms" }).getByRole("link", { name: "Bearing hot" }).waitFor();
+    await page.getByText(/updated \d{4}-/).waitFor();
+    await timesCarry(page, ZONE, "asset");
+
+    await page.goto(`${c.t.baseUrl}/#/pipelines/${gw.id}?plant_id=${place.plant_id}`);
+    await page.getByRole("region", { name: "Shift gateway" }).getByRole("cell", { name: new RegExp(`\\(${ZONE}\\)`) }).first().waitFor();
+    await timesCarry(page, ZONE, "pipeline");
+
+    await page.goto(`${c.t.baseUrl}/#/energy?plant_id=${place.plant_id}&function_id=${place.function_id}&period=7d&interval=hourly&monitor_id=${meterId}`);
+    await page.getByText(/bucket of/).waitFor();
+    await timesCarry(page, ZONE, "energy");
+
+    await page.goto(`${c.t.baseUrl}/#/notebooks/${notebookId}`);
+    await page.getByRole("row", { name: /Mondays at/ }).waitFor();
+    await timesCarry(page, ZONE, "notebook");
+    await shot(page, "console-shift-clock");
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -186,18 +186,6 @@ function Summary({ alerts, total }) {
   </p>`;
 }
 
-/**
- * A start time as short as it can be read: the time of day today, with the date before.
- * @param {string} iso
- */
-function shortTime(iso) {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  const today = d.toDateString() === new Date().toDateString();
-  const clock = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-  return today ? clock : `${d.toLocaleDateString(undefined, { month: "short", day: "numeric" })}, ${clock}`;
-}
-
 /** @param {{ alert: Alert, selected: boolean, onSelect: (id: string, on: boolean) => void, onAck: (alert: Alert) => void, busy: boolean }} props */
 function AlertRow({ alert, selected, onSelect, onAck, busy }) {
   const unacked = alert.ack_state !== "acknowledged";
@@ -213,7 +201,7 @@ function AlertRow({ alert, selected, onSelect, onAck, busy }) {
       <div class="muted small">${alert.watcher_name}</div>
       <${AlertFlags} alert=${alert} />
     </td>
-    <td class="when">${shortTime(alert.start_time)}<div class="muted small">${age(alert.start_time)}</div></td>
+    <td class="when">${time(alert.start_time, true)}<div class="muted small">${age(alert.start_time)}</div></td>
     <td><${AlertState} alert=${alert} /><div class="muted small">${alert.state === "active" ? "for " : "lasted "}${duration(alert.duration)}</div></td>
     <td><${AckState} alert=${alert} who /><div class="muted small">${alert.acked_at ? time(alert.acked_at) : ""}</div></td>
     <td class="act">${unacked ? html`<button type="button" disabled=${busy} onClick=${() => onAck(alert)}>Acknowledge</button>` : null}</td>

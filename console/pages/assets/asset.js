@@ -9,6 +9,7 @@ import { Sparkline, TrendSection, limitOf } from "./trend.js";
 import { SpectrumSection } from "./spectrum.js";
 import { AckState, AlertFlags, AlertState, alertHref, duration, listAlerts } from "../../lib/alerts.js";
 import { AssetState, alarmsByAsset, useAlarms } from "../../lib/alarms.js";
+import { viewSiteZone, zoneOfSite, zoneOfSiteName } from "../../lib/prefs.js";
 import { ErrorNote, Loading, Page, Severity, Status, Table, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
 
 /** @typedef {import("../../lib/types.js").AssetMonitor} AssetMonitor */
@@ -34,7 +35,7 @@ async function loadMonitors(assetId) {
     const list = await get("/_config/monitors/_list", { asset_id: assetId });
     /** @type {import("../../lib/types.js").Monitor[]} */
     const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
-    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway }));
+    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway, function_id: details[i].function_id }));
   } catch (e) {
     /** @type {MonitorLatest[]} */
     const latest = await get("/_cm/monitors/_list", { asset_id: assetId }).catch(() => {
@@ -134,18 +135,22 @@ const RECENT_DAYS = 7;
 
 /**
  * The asset's alarms: those standing now (from the page's alarm summary, so a new one shows at
- * once; shelved ones listed apart) and those of the last RECENT_DAYS days, newest first.
- * @param {{ asset: import("../../lib/types.js").AssetDetail }} props
+ * once; shelved ones listed apart) and those of the last RECENT_DAYS days, newest first. The
+ * alert list is asked by function (the asset's, as its monitors name it: the asset fetch names
+ * no ids); an asset without a monitor has no alarm.
+ * @param {{ assetId: string, functionId: string | undefined }} props
  */
-function AssetAlarms({ asset }) {
+function AssetAlarms({ assetId, functionId }) {
   const { summary } = useAlarms();
   const recent = useData(
     () =>
-      listAlerts([{ function_id: asset.function_id }], { asset_id: asset.asset_id, from: new Date(Date.now() - RECENT_DAYS * 86_400_000).toISOString() }, { limit: 50 }),
-    [asset.asset_id, asset.function_id],
+      functionId
+        ? listAlerts([{ function_id: functionId }], { asset_id: assetId, from: new Date(Date.now() - RECENT_DAYS * 86_400_000).toISOString() }, { limit: 50 })
+        : Promise.resolve({ alerts: [], total: 0 }),
+    [assetId, functionId],
     ALARMS_MS,
   );
-  const standing = (summary?.alerts ?? []).filter((a) => a.asset_id === asset.asset_id);
+  const standing = (summary?.alerts ?? []).filter((a) => a.asset_id === assetId);
   const active = standing.filter((a) => !a.shelved_until);
   const shelved = standing.filter((a) => a.shelved_until);
   const ids = new Set(standing.map((a) => a._id));
@@ -240,6 +245,7 @@ export function AssetPage({ user, id: assetId }) {
   const [picked, setPicked] = useState(/** @type {{ at: number } | null} */ (null));
 
   const alarms = alarmsByAsset(useAlarms().summary).get(assetId);
+  viewSiteZone(zoneOfSite(alarms?.[0]?.site_id) ?? zoneOfSiteName(asset.data?.site_name));
   const name = asset.data?.asset_name ?? cm.data?.asset_name;
   const place = asset.data ? `${asset.data.site_name} › ${asset.data.plant_name} › ${asset.data.function_name}` : "";
   const tools = html`<a href=${href("assets")}>All assets</a><span class="muted small">${place}</span>`;
@@ -255,7 +261,7 @@ export function AssetPage({ user, id: assetId }) {
   return html`<${Page} title=${name ?? "Asset"} tools=${tools}>
     ${!name ? html`<${Loading} what="Loading the asset" />` : null}
     <${AssetFacts} asset=${asset.data} cm=${cmModule ? cm.data : null} summary=${cmModule ? summary.data : []} alarms=${alarms} />
-    ${asset.data && user.modules.includes("Alerting") ? html`<${AssetAlarms} asset=${asset.data} />` : null}
+    ${monitors.data && user.modules.includes("Alerting") ? html`<${AssetAlarms} assetId=${assetId} functionId=${monitors.data.find((m) => m.function_id)?.function_id} />` : null}
     <${ErrorNote} error=${cm.error ?? summary.error} />
     <section aria-labelledby="values-title">
       <h2 id="values-title">Monitors and latest values</h2>

@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { get, post } from "../../lib/api.js";
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
 import { ErrorNote, Loading, Page, Status, Table, age, html, num, time, useData } from "../../lib/ui.js";
+import { viewSiteZone } from "../../lib/prefs.js";
 
 const REFRESH_MS = 10_000;
 
@@ -211,6 +212,7 @@ function PipelineDetail({ pipeline, onClose }) {
 export function Pipelines({ user, route }) {
   const plants = useData(loadPlants, [user.username]);
   const plantId = route.query.plant_id || plants.data?.[0]?.plant_id;
+  viewSiteZone(plants.data?.find((p) => p.plant_id === plantId)?.timezone);
   const selectedId = route.parts[1] ?? null;
   /** @type {import("../../lib/ui.js").Data<Pipeline[] | undefined>} */
   const list = useData(() => (plantId ? get("/_config/pipelines/_list", { plant_id: plantId }) : Promise.resolve(undefined)), [plantId], REFRESH_MS);
