@@ -55,8 +55,11 @@ async function poll() {
     // A banner goes once its alarm is no longer wanting the operator (acknowledged, shelved, closed).
     const still = new Map(summary.alerts.filter(wantsOperator).map((a) => [a._id, a]));
     const fresh = [...opened, ...state.fresh.filter((a) => still.has(a._id)).map((a) => /** @type {PlacedAlert} */ (still.get(a._id)))];
-    const version = summary.alerts.map((a) => `${a._id}:${a.ack_state}:${a.shelved_until ?? ""}`).join(",");
-    publish({ summary, fresh, version, error: null });
+    const version = `${summary.alerts.map((a) => `${a._id}:${a.ack_state}:${a.shelved_until ?? ""}`).join(",")}|${JSON.stringify([summary.unacknowledged, summary.active, summary.shelved])}`;
+    // Only a change is published: the views that read the summary re-draw when an alarm opens,
+    // closes, is acknowledged or shelved, not every second (an active alarm's duration is
+    // counted where it is shown, from its start).
+    if (version !== state.version || opened.length > 0 || fresh.length !== state.fresh.length || state.error) publish({ summary, fresh, version, error: null });
     if (opened.length > 0 && prefs().sound) sound(opened.some((a) => a.severity === "High") ? 3 : 1);
   } catch (error) {
     publish({ error });

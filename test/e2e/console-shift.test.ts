@@ -148,11 +148,11 @@ describe("health that tells the truth", () => {
  * at least one: a time written in another zone, or without its zone, fails.
  */
 async function timesCarry(page: Page, zone: string, what: string): Promise<void> {
-  const found = await page.evaluate(() => {
+  const found = await page.evaluate<string>(`(() => {
     const main = document.getElementById("main");
     const titles = [...(main?.querySelectorAll("[title]") ?? [])].map((e) => e.getAttribute("title") ?? "");
-    return [main?.innerText ?? "", ...titles].join("\n");
-  });
+    return [main?.innerText ?? "", ...titles].join("\\n");
+  })()`);
   const clocks = [...found.matchAll(/\b\d{1,2}:\d{2}(?::\d{2})?(?: [AP]M)?(?! ?[ap]m)/g)].map((m) => found.slice(m.index, m.index + m[0].length + zone.length + 3));
   expect(clocks.length).toBeGreaterThan(0);
   const unlabelled = clocks.filter((text) => !text.endsWith(`(${zone})`));
@@ -199,6 +199,108 @@ describe("one clock", () => {
     await page.getByRole("row", { name: /Mondays at/ }).waitFor();
     await timesCarry(page, ZONE, "notebook");
     await shot(page, "console-shift-clock");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("a tablet", () => {
+  it("shows the board's Acknowledge at 800 px wide, inside the screen and the table's scroll box", async () => {
+    await send([{ tag_id: "temp", ts: Date.now() - 100, value: 87 }]);
+    // A row as wide as a shift makes it: shelved and assigned, its flags beside its name.
+    const { body } = await eventually(
+      () => c.t.http<{ alerts: { _id: string }[] }>("GET", "/_alerting/alerts/_active"),
+      (res) => res.status === 200 && res.body.alerts.length > 0,
+    );
+    const id = body.alerts[0]._id;
+    await c.t.http("POST", `/_alerting/alerts/${id}/_shelve`, { body: { minutes: 120, reason: "Pump on test run" } });
+    await c.t.http("POST", `/_alerting/alerts/${id}/_assign`, { body: { username: "admin@localhost" } });
+    const { context, page, errors } = await c.open({ width: 800, height: 1000 });
+    await signIn(page, c.t.baseUrl, ADMIN, "#/alerts");
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Bearing hot" }) }).first();
+    const ack = row.getByRole("button", { name: "Acknowledge" });
+    await ack.waitFor({ timeout: 5000 });
+    const box = await ack.boundingBox();
+    const scroller = await page.locator(".table-scroll").boundingBox();
+    expect(box).not.toBeNull();
+    expect(scroller).not.toBeNull();
+    if (!box || !scroller) return;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(800);
+    expect(box.x + box.width).toBeLessThanOrEqual(scroller.x + scroller.width + 1);
+    // What is at the button's centre is the button: nothing covers it.
+    const hit = await page.evaluate<string>(`document.elementFromPoint(${box.x + box.width / 2}, ${box.y + box.height / 2})?.textContent ?? ""`);
+    expect(hit).toBe("Acknowledge");
+    // The page itself is no wider than the screen: only the table scrolls sideways.
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(800);
+    await ack.click();
+    await row.getByText("Acknowledged").waitFor();
+    await shot(page, "console-shift-board-800");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("the watcher form", () => {
+  it("names three mistakes at once, each beside its field in plain words, keeps the hints, takes a number for the threshold and does not offer a watched gateway", async () => {
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, ADMIN, "#/settings/watchers");
+    await page.getByRole("button", { name: "New watcher" }).click();
+    const form = page.getByRole("form", { name: "New watcher" });
+    await form.getByLabel("Site").selectOption({ label: `Site ${NAME}` });
+    await form.getByLabel("Plant").selectOption({ label: `Plant ${NAME}` });
+    await form.getByLabel("Function").selectOption({ label: `Cooling ${NAME}` });
+    const gateway = form.getByLabel("Gateway");
+    await gateway.locator("option", { hasText: "Energy gateway shift" }).waitFor({ state: "attached" });
+    // "Shift gateway" has its watcher already (one watcher per gateway): not offered.
+    await expect(gateway.locator("option").allTextContents()).resolves.not.toContain(expect.stringContaining("Shift gateway ("));
+    expect((await gateway.locator("option").allTextContents()).some((o) => o.startsWith("Shift gateway"))).toBe(false);
+    await gateway.selectOption({ label: `Energy gateway shift (Cooling ${NAME})` });
+
+    const trigger = form.getByRole("group", { name: "Trigger 1" });
+    await trigger.getByLabel("Trigger name").fill("Bearing warm");
+    await trigger.getByLabel("Minimum duration").fill("soon");
+    await trigger.getByRole("group", { name: "Notify users" }).getByLabel("admin@localhost").check();
+    const condition = trigger.getByRole("group", { name: "Condition 1" });
+    await condition.getByLabel("Monitor").selectOption({ label: `Bearing ${NAME}` });
+    await condition.getByLabel("Tag").selectOption({ label: "Temperature (C)" });
+    const threshold = condition.getByLabel("Threshold (C)");
+    await expect(threshold.getAttribute("type")).resolves.toBe("number");
+    // Three mistakes: no name, a duration the service would refuse, no threshold.
+    await form.getByRole("button", { name: "Create" }).click();
+
+    const said = async (label: ReturnType<typeof form.getByLabel>) => {
+      await label.and(page.locator('[aria-invalid="true"]')).waitFor();
+      const ids = ((await label.getAttribute("aria-describedby")) ?? "").split(" ");
+      return Promise.all(ids.map(async (id) => (await page.locator(`[id="${id}"]`).textContent()) ?? ""));
+    };
+    await expect(said(form.getByLabel("Watcher name"))).resolves.toEqual(["Give the watcher a name."]);
+    // The hint stays, the problem under it.
+    await expect(said(trigger.getByLabel("Minimum duration"))).resolves.toEqual([
+      "Holds this long first; e.g. 30s, 5m, 2h",
+      "Write how long it must hold as a number and a unit: 0s, 30s, 5m or 2h.",
+    ]);
+    await expect(said(threshold)).resolves.toEqual(["Write the threshold as a number, such as 80 or 7.1."]);
+    await expect(form.locator(".field-error").count()).resolves.toBe(3);
+    await expect(form.getByText(/Invalid input|triggers\[/).count()).resolves.toBe(0);
+    await shot(page, "console-shift-watcher-three-mistakes");
+    // Nothing was sent.
+    expect((await c.t.http<unknown[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}`)).body).toHaveLength(1);
+
+    // Each message goes as its field is put right.
+    await form.getByLabel("Watcher name").fill("Warm watch");
+    await form.locator(".field-error").nth(2).waitFor({ state: "detached" });
+    await expect(form.locator(".field-error").count()).resolves.toBe(2);
+    await trigger.getByLabel("Minimum duration").fill("30s");
+    await threshold.fill("72.5");
+    await expect(form.locator(".field-error").count()).resolves.toBe(0);
+    await form.getByRole("button", { name: "Create" }).click();
+    await page.getByText(/Successfully created watcher with ID/).waitFor();
+    const list = (await c.t.http<{ watcher_id: string; watcher_name: string }[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}`)).body;
+    const made = list.find((w) => w.watcher_name === "Warm watch");
+    expect(made).toBeDefined();
+    const watcher = (await c.t.http<{ triggers: { minimum_duration: string; condition: { threshold: string }[] }[] }>("GET", `/_alerting/watchers/${made?.watcher_id}`)).body;
+    expect(watcher.triggers[0]).toMatchObject({ minimum_duration: "30s", condition: [expect.objectContaining({ threshold: "72.5" })] });
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -322,7 +322,7 @@ export function AlertBoard({ user, route }) {
                       <th scope="col">Started</th>
                       <th scope="col">State</th>
                       <th scope="col">Acknowledgement</th>
-                      <th scope="col"><span class="sr-only">Action</span></th>
+                      <th scope="col" class="act"><span class="sr-only">Action</span></th>
                     </tr>
                   </thead>
                   <tbody>

@@ -160,7 +160,7 @@ function AssetAlarms({ assetId, functionId }) {
     { label: "Severity", cell: (a) => html`<${Severity} level=${String(a.severity).toLowerCase()} />` },
     { label: "Alert", cell: (a) => html`<a href=${alertHref(a._id)}>${a.trigger_name}</a> <span class="muted small">${a.monitor}</span> <${AlertFlags} alert=${a} />` },
     { label: "Started", cell: (a) => time(a.start_time, true) },
-    { label: "State", cell: (a) => html`<${AlertState} alert=${a} /> <span class="muted small">${duration(a.duration)}</span>` },
+    { label: "State", cell: (a) => html`<${AlertState} alert=${a} /> <span class="muted small">${duration(a.state === "active" ? (Date.now() - Date.parse(a.start_time)) / 1000 : a.duration)}</span>` },
     { label: "Acknowledgement", cell: (a) => html`<${AckState} alert=${a} />` },
   ];
   return html`<section aria-labelledby="alarms-title" class="card asset-alarms">
