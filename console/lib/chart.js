@@ -31,6 +31,19 @@ export const pointsFor = (/** @type {number | undefined} */ width) => Math.max(1
 const widthOf = (/** @type {HTMLElement | null | undefined} */ el) => Math.max(280, Math.floor(el?.clientWidth || 800));
 
 const DAY_S = 86_400;
+
+/** A colour of the theme (console.css's variables), read when a chart is made. */
+const themeColor = (/** @type {string} */ name, /** @type {string} */ fallback) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+
+/**
+ * A value axis in the theme's ink and grid (the dark theme's too), labelled with its unit.
+ * @param {string} label
+ * @param {number} size
+ * @returns {uPlot.Axis}
+ */
+export function valueAxis(label, size) {
+  return { label, size, stroke: themeColor("--text", "#1f262e"), grid: { stroke: themeColor("--line", "#c9ced4"), width: 1 }, ticks: { stroke: themeColor("--line", "#c9ced4") } };
+}
 /**
  * A time axis in the display zone and clock, like every time of the console (lib/prefs.js): its
  * label names the zone once; ticks read `14:05` (the date, `2026-11-27`, where a day starts or
@@ -50,7 +63,7 @@ export function timeAxis(siteZone = null) {
       return before === day ? clock : `${day}\n${clock}`;
     });
   return {
-    axis: { label: `Time (${zone})`, values, space: 70 },
+    axis: { label: `Time (${zone})`, values, space: 70, stroke: themeColor("--text", "#1f262e"), grid: { stroke: themeColor("--line", "#c9ced4"), width: 1 }, ticks: { stroke: themeColor("--line", "#c9ced4") } },
     legend: { value: (_u, t) => (t === null || t === undefined ? "—" : formatTime(t * 1000, { siteZone, seconds: true })) },
     key: clockKey(siteZone),
     // Ticks fall on the zone's whole hours and days.
@@ -212,10 +225,10 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
       cursor: { drag: { x: true, y: false, setScale: false } },
       // The limits stay in view (ISA-101: a value is read against its limits), within 4× the data's span.
       scales: { x: { time: true }, y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) } },
-      axes: [clock.axis, { label: unit, size: 60 }],
+      axes: [clock.axis, valueAxis(unit, 60)],
       series: [
         clock.legend,
-        { label, stroke: GREY, width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label, stroke: themeColor("--ok", GREY), width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
         { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
         { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
       ],
@@ -270,8 +283,8 @@ export function BarChart({ times, values, unit = "", label = "value", limit, hei
       tzDate: clock.tzDate,
       // Bars start at zero: a bar's height is its amount (a 1 % difference must not look like double).
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max ?? 0, limit?.value ?? 0, 1e-9) * 1.1] } },
-      axes: [clock.axis, { label: unit, size: 50 }],
-      series: [clock.legend, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
+      axes: [clock.axis, valueAxis(unit, 50)],
+      series: [clock.legend, { label, stroke: themeColor("--ok", GREY), fill: "rgba(128,140,150,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
       plugins: limit ? [thresholdsPlugin([limit])] : [],
     }),
     data,

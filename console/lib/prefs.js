@@ -131,8 +131,8 @@ export function formatTime(value, { seconds = false, siteZone = null, date = tru
   return `${date ? `${p.year}-${p.month}-${p.day} ` : ""}${clock}${label ? ` (${zone})` : ""}`;
 }
 
-/** What a chart re-draws on: the display zone and the clock. */
-export const clockKey = (/** @type {string | null | undefined} */ siteZone) => `${displayZone(siteZone)}|${current.hour24}`;
+/** What a chart re-draws on: the display zone, the clock and the theme (its ink). */
+export const clockKey = (/** @type {string | null | undefined} */ siteZone) => `${displayZone(siteZone)}|${current.hour24}|${current.theme}`;
 
 /** @type {Map<string, Intl.DateTimeFormat>} */
 const formats = new Map();

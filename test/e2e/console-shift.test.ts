@@ -305,3 +305,95 @@ describe("the watcher form", () => {
     await context.close();
   });
 });
+
+/**
+ * Every piece of text on the page whose contrast with its ground is below WCAG 2 AA (4.5:1, or
+ * 3:1 for large text: 24 px, or 18.66 px bold), computed from the page's own colours: the text's
+ * colour over the grounds behind it, blended where they are translucent. Disabled controls are
+ * exempt (WCAG 1.4.3).
+ */
+const LOW_CONTRAST = `(() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c);
+    if (!m) return null;
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  };
+  const over = (top, base) => ({ r: top.r * top.a + base.r * (1 - top.a), g: top.g * top.a + base.g * (1 - top.a), b: top.b * top.a + base.b * (1 - top.a), a: 1 });
+  const lum = ({ r, g, b }) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ground = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0) {
+        layers.push(c);
+        if (c.a >= 1) break;
+      }
+    }
+    let base = { r: 255, g: 255, b: 255, a: 1 };
+    for (const l of layers.reverse()) base = over(l, base);
+    return base;
+  };
+  const failures = [];
+  let checked = 0;
+  for (const el of document.body.querySelectorAll("*")) {
+    const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent.trim()).join(" ");
+    if (!own || el.closest(":disabled, option, script, style, noscript")) continue;
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (box.width === 0 || box.height === 0 || style.visibility === "hidden" || el.closest(".sr-only")) continue;
+    const bg = ground(el);
+    const fg = over(parse(style.color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    checked++;
+    if (ratio < (large ? 3 : 4.5)) failures.push(own.slice(0, 40) + " " + ratio.toFixed(2) + " " + style.color + " on " + JSON.stringify(bg));
+  }
+  return { checked, failures };
+})()`;
+
+describe("the control-room theme", () => {
+  it("keeps every text of the Overview, the board, an asset page and the watcher form at WCAG AA contrast on the dark ground", async () => {
+    // An alarm standing, so that the alarm colours are on the pages too.
+    await send([{ tag_id: "temp", ts: Date.now() - 100, value: 88 }]);
+    await eventually(
+      () => c.t.http<unknown[]>("GET", `/_alerting/alerts/_list?function_id=${place.function_id}&is_hidden=0`),
+      (res) => res.status === 200 && res.body.length > 0,
+    );
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, ADMIN, "#/overview");
+    await page.getByText("Display", { exact: true }).click();
+    await page.getByLabel("Theme").selectOption("dark");
+    await page.getByText("Display", { exact: true }).click();
+    const ground = await page.evaluate<string>("getComputedStyle(document.documentElement).backgroundColor");
+    // A dark ground: each channel below a quarter.
+    expect(ground.match(/\d+/g)?.slice(0, 3).every((v) => Number(v) < 64)).toBe(true);
+    for (const [hash, ready] of [
+      ["#/overview", () => page.getByRole("treeitem", { name: `Asset Pump ${NAME}` }).waitFor()],
+      ["#/alerts", () => page.getByRole("link", { name: "Bearing hot" }).first().waitFor()],
+      [`#/assets/${place.asset_id}`, () => page.getByRole("region", { name: "Alarms" }).getByRole("table").first().waitFor()],
+      ["#/settings/watchers", () => page.getByRole("button", { name: "New watcher" }).waitFor()],
+    ] as const) {
+      await page.goto(`${c.t.baseUrl}/${hash}`);
+      await ready();
+      if (hash === "#/settings/watchers") {
+        await page.getByRole("button", { name: "New watcher" }).click();
+        await page.getByRole("form", { name: "New watcher" }).getByRole("button", { name: "Create" }).click();
+        await page.locator(".field-error").first().waitFor();
+      }
+      const { checked, failures } = await page.evaluate<{ checked: number; failures: string[] }>(LOW_CONTRAST);
+      expect(checked).toBeGreaterThan(20);
+      expect({ page: hash, failures }).toEqual({ page: hash, failures: [] });
+    }
+    await page.goto(`${c.t.baseUrl}/#/alerts`);
+    await page.getByRole("link", { name: "Bearing hot" }).first().waitFor();
+    await shot(page, "console-shift-dark-board");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

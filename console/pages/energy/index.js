@@ -5,7 +5,7 @@
 // Everything is in the units the service answers with (MWh, KW, V, A); periods follow the
 // plant's site time zone (periods.js).
 import { ApiError, get } from "../../lib/api.js";
-import { bars as barPaths, timeAxis, usePlot } from "../../lib/chart.js";
+import { bars as barPaths, timeAxis, usePlot, valueAxis } from "../../lib/chart.js";
 import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, periodOf, rangeLabel, zoneOr } from "./periods.js";
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
 import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../../lib/ui.js";
@@ -206,7 +206,7 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
       title,
       tzDate: clock.tzDate,
       scales: { x: { time: true }, y: bars ? { range: (_u, _min, max) => [0, max > 0 ? max * 1.08 : 1] } : {} },
-      axes: [xAxis, { label: unit, size: 60 }],
+      axes: [xAxis, valueAxis(unit, 60)],
       series: [
         clock.legend,
         {
