@@ -163,7 +163,12 @@ function markersPlugin(markers) {
           const { ctx } = u;
           const { top, height } = u.bbox;
           ctx.save();
-          for (const m of markers) {
+          ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+          // Labels never print over each other ("Opened" and "Closed" a second apart): a label
+          // that would meet the one before it goes a line lower.
+          /** @type {{ right: number, row: number }[]} */
+          const placed = [];
+          for (const m of [...markers].sort((a, b) => a.at - b.at)) {
             const x = u.valToPos(m.at / 1000, "x", true);
             ctx.strokeStyle = m.color ?? "#1a5fb4";
             ctx.lineWidth = 1.5 * devicePixelRatio;
@@ -172,8 +177,11 @@ function markersPlugin(markers) {
             ctx.lineTo(x, top + height);
             ctx.stroke();
             ctx.fillStyle = ctx.strokeStyle;
-            ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-            ctx.fillText(m.label, x + 4, top + 12 * devicePixelRatio);
+            const width = ctx.measureText(m.label).width;
+            let row = 0;
+            while (placed.some((p) => p.row === row && p.right > x)) row++;
+            placed.push({ right: x + 4 + width + 4 * devicePixelRatio, row });
+            ctx.fillText(m.label, x + 4, top + (12 + row * 13) * devicePixelRatio);
           }
           ctx.restore();
         },

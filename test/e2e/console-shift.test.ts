@@ -397,3 +397,29 @@ describe("the control-room theme", () => {
     await context.close();
   });
 });
+
+describe("the alert page", () => {
+  it("counts an active alert's duration up as it stands and shows a note as soon as it is added", async () => {
+    await send([{ tag_id: "temp", ts: Date.now() - 100, value: 89 }]);
+    const { body } = await eventually(
+      () => c.t.http<{ alerts: { _id: string }[] }>("GET", "/_alerting/alerts/_active"),
+      (res) => res.status === 200 && res.body.alerts.length > 0,
+    );
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, ADMIN, `#/alerts/${body.alerts[0]._id}`);
+    const details = page.getByRole("region", { name: "Details" });
+    const since = details.locator(".since");
+    await since.waitFor();
+    const before = await since.textContent();
+    await page.waitForFunction(
+      ([el, text]) => (el as { textContent: string | null }).textContent !== text,
+      [await since.elementHandle(), before] as const,
+      { timeout: 3000 },
+    );
+    await page.getByRole("form", { name: "Add note" }).getByLabel("Note").fill("Bearing greased at 14:00");
+    await page.getByRole("form", { name: "Add note" }).getByRole("button", { name: "Add note" }).click();
+    await details.getByText("Bearing greased at 14:00").waitFor({ timeout: 3000 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
