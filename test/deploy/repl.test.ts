@@ -151,7 +151,7 @@ describe("REPL commands", () => {
     const lines = out.split("\n");
     expect(lines[0]).toMatch(/^site_id\s+site_name\s+location\s+timezone\s+retention_days$/);
     expect(lines[1]).toMatch(/^-+( +-+){4}$/);
-    expect(lines.slice(2).find((l) => l.startsWith(siteId))).toMatch(/Repl Demo\s+Demo Town\s+Europe\/Berlin\s+180$/);
+    expect(lines.slice(2).find((l) => l.startsWith(siteId))).toMatch(/Repl Demo\s+Pune, India\s+Asia\/Kolkata\s+180$/);
   });
 
   it("plants lists the plants of every site, or of one, with their counts", async () => {
