@@ -215,14 +215,19 @@ function yRangeWith(min, max, thresholds) {
  * min..max as a band (so that a spike survives the zoom-out), thresholds as dashed lines, markers
  * as verticals. Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches
  * that range again at one bucket per pixel.
- * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string }} props
+ * `span`: the range asked, drawn whole however much of it holds readings (a year is a year wide).
+ * `compared`: the same tag in an earlier period, shifted onto this one (its label says which).
+ * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string, span?: { from: number, to: number }, compared?: { label: string, shiftMs: number, history: History } | null }} props
  */
-export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title }) {
+export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title, span, compared }) {
   const points = history?.points ?? [];
   /** @type {uPlot.AlignedData} */
-  const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
+  const own = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
+  const before = compared?.history.points ?? [];
+  /** @type {uPlot.AlignedData} */
+  const data = compared ? uPlot.join([own, [before.map((p) => (p.timestamp + compared.shiftMs) / 1000), before.map((p) => p.value)]]) : own;
   const clock = timeAxis();
-  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}|${clock.key}`;
+  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}|${clock.key}|${span ? `${span.from}-${span.to}` : ""}|${compared?.label ?? ""}`;
   let zoomedAt = 0;
   const box = usePlot(
     (width) => ({
@@ -232,13 +237,19 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
       tzDate: clock.tzDate,
       cursor: { drag: { x: true, y: false, setScale: false } },
       // The limits stay in view (ISA-101: a value is read against its limits), within 4× the data's span.
-      scales: { x: { time: true }, y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) } },
+      scales: {
+        x: { time: true, ...(span ? { range: () => /** @type {[number, number]} */ ([span.from / 1000, span.to / 1000]) } : {}) },
+        y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) },
+      },
       axes: [clock.axis, valueAxis(unit, 60)],
       series: [
         clock.legend,
-        { label, stroke: themeColor("--ok", GREY), width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
-        { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
-        { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+        { label, stroke: themeColor("--ok", GREY), width: 1.5, spanGaps: !!compared, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) },
+        ...(compared
+          ? [{ label: compared.label, stroke: themeColor("--focus", "#1a5fb4"), width: 1.5, dash: [6, 4], spanGaps: true, value: (/** @type {uPlot} */ _u, /** @type {number | null} */ v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) }]
+          : []),
       ],
       bands: [{ series: [3, 2], fill: BAND }],
       plugins: [thresholdsPlugin(thresholds), markersPlugin(markers)],
@@ -254,6 +265,13 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
           },
         ],
         ready: [
+          // The legend reads the latest values until the pointer is on the chart (not "—").
+          (u) => {
+            const own = u.data[1] ?? [];
+            let idx = own.length - 1;
+            while (idx >= 0 && own[idx] == null) idx--;
+            if (idx >= 0) u.setLegend({ idx });
+          },
           (u) => {
             if (!onPick) return;
             u.over.addEventListener("click", () => {

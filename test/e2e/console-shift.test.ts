@@ -423,3 +423,35 @@ describe("the alert page", () => {
     await context.close();
   });
 });
+
+describe("trends to compare", () => {
+  it("draws a tag with the period before it overlaid, spans the whole range asked, and exports the range as CSV and the chart as PNG", async () => {
+    const now = Date.now();
+    // Two days of the bearing's temperature: yesterday warmer than today.
+    const readings = [];
+    for (let t = now - 47 * HOUR; t < now - 60_000; t += HOUR / 2) readings.push({ tag_id: "temp", ts: t, value: t < now - 24 * HOUR ? 70 : 60 });
+    await send(readings);
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, ADMIN, `#/assets/${place.asset_id}`);
+    const trend = page.getByRole("region", { name: "Trend" });
+    await trend.getByRole("img", { name: /trend, \d+ points in C/ }).waitFor({ timeout: 15_000 });
+    await trend.getByLabel("Compare with").selectOption({ label: "The period before" });
+    // The legend names the second period and reads values without the pointer on the chart.
+    const legend = trend.locator(".u-legend");
+    await legend.getByText(/The period before \(/).waitFor({ timeout: 10_000 });
+    await expect(legend.textContent()).resolves.toMatch(/Temperature\s*\d+\.\d{3} C/);
+    await shot(page, "console-shift-trend-compare");
+
+    const href = await trend.getByRole("link", { name: "Export CSV" }).getAttribute("href");
+    expect(href).toMatch(new RegExp(`/_cm/monitors/${place.monitor_id}/_export\\?from=.*&to=`));
+    const csv = await page.request.get(`${c.t.baseUrl}${href}`);
+    expect(csv.status()).toBe(200);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines[0]).toMatch(/^timestamp,(Temperature,Vibration|Vibration,Temperature)$/);
+    expect(lines.length).toBeGreaterThan(40);
+    const [download] = await Promise.all([page.waitForEvent("download"), trend.getByRole("button", { name: "Save PNG" }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.png$/);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
