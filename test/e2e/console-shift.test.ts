@@ -205,7 +205,7 @@ describe("one clock", () => {
 });
 
 describe("a tablet", () => {
-  it("shows the board's Acknowledge at 800 px wide, inside the screen and the table's scroll box", async () => {
+  it("shows the board's Acknowledge at 800 px wide, inside the screen and the table's scroll box, and each row's condition with its unit", async () => {
     await send([{ tag_id: "temp", ts: Date.now() - 100, value: 87 }]);
     // A row as wide as a shift makes it: shelved and assigned, its flags beside its name.
     const { body } = await eventually(
@@ -220,6 +220,8 @@ describe("a tablet", () => {
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Bearing hot" }) }).first();
     const ack = row.getByRole("button", { name: "Acknowledge" });
     await ack.waitFor({ timeout: 5000 });
+    // The row says what the trigger watches, with its unit.
+    await row.getByText("when Temperature ≥ 80 C").waitFor();
     const box = await ack.boundingBox();
     const scroller = await page.locator(".table-scroll").boundingBox();
     expect(box).not.toBeNull();

@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { refreshAlarms, useAlarms } from "../../lib/alarms.js";
 import { queryString, post } from "../../lib/api.js";
-import { AckState, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
+import { AckState, AlertCondition, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
 import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "../../lib/ui.js";
 
 /** @typedef {import("../../lib/types.js").Alert} Alert */
@@ -198,6 +198,7 @@ function AlertRow({ alert, selected, onSelect, onAck, busy }) {
     <td class="what">
       <a href=${alertHref(alert._id)}>${alert.trigger_name}</a>
       <div class="muted small">${alert.asset ? `${alert.asset} · ` : ""}${alert.monitor}${tagNames(alert) ? ` · ${tagNames(alert)}` : ""}</div>
+      <${AlertCondition} alert=${alert} />
       <div class="muted small">${alert.watcher_name}</div>
       <${AlertFlags} alert=${alert} />
     </td>
