@@ -3,7 +3,7 @@
 // function, severity, state and acknowledgement (the filters live in the hash, so that the
 // overview's `#/alerts?function_id=<id>` link, a bookmark and the back button keep them),
 // reloaded whenever the page's one alarm summary (lib/alarms.js) sees an alarm open, close, be
-// acknowledged or shelved, and every 30 s besides (durations, closed alerts); acknowledge one or many.
+// acknowledged or shelved (an idle board asks nothing else but every 5 min); acknowledge one or many.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { refreshAlarms, useAlarms } from "../../lib/alarms.js";
 import { queryString, post } from "../../lib/api.js";
@@ -20,7 +20,15 @@ import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "..
  */
 /** @typedef {(label: string, key: string, value: string, options: Children) => Children} FilterSelect */
 
-const REFRESH_MS = 30_000;
+/**
+ * The board's own reload, besides every change the alarm summary sees (an alarm opened, closed,
+ * acknowledged, shelved): a safety net for what the summary cannot see (past its 500 alarms).
+ */
+const REFRESH_MS = 300_000;
+/** The caller's places (for the filters and the per-site lists) are read again this often. */
+const PLACES_MS = 600_000;
+/** An active alarm's "for …" is counted on the page, re-drawn this often. */
+const TICK_MS = 15_000;
 const PAGE = 200;
 const BULK_MAX = 500; // the bulk acknowledge's most ids per request (the service refuses more)
 
@@ -203,7 +211,7 @@ function AlertRow({ alert, selected, onSelect, onAck, busy }) {
       <${AlertFlags} alert=${alert} />
     </td>
     <td class="when">${time(alert.start_time, true)}<div class="muted small">${age(alert.start_time)}</div></td>
-    <td><${AlertState} alert=${alert} /><div class="muted small">${alert.state === "active" ? "for " : "lasted "}${duration(alert.duration)}</div></td>
+    <td><${AlertState} alert=${alert} /><div class="muted small">${alert.state === "active" ? `for ${duration((Date.now() - Date.parse(alert.start_time)) / 1000)}` : `lasted ${duration(alert.duration)}`}</div></td>
     <td><${AckState} alert=${alert} who /><div class="muted small">${alert.acked_at ? time(alert.acked_at) : ""}</div></td>
     <td class="act">${unacked ? html`<button type="button" disabled=${busy} onClick=${() => onAck(alert)}>Acknowledge</button>` : null}</td>
   </tr>`;
@@ -218,7 +226,12 @@ export function AlertBoard({ user, route }) {
   const [result, setResult] = useState(/** @type {string | null} */ (null));
   const [actionError, setActionError] = useState(/** @type {unknown} */ (null));
 
-  const places = useData(() => loadPlaces(user), [user.username], 60_000);
+  const places = useData(() => loadPlaces(user), [user.username], PLACES_MS);
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), TICK_MS);
+    return () => clearInterval(timer);
+  }, []);
   const days = sinceOf(filters.since)[2];
   const needPlaces = !filters.function_id && !filters.plant_id && !filters.site_id;
   const { data, error, reload } = useData(
