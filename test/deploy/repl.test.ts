@@ -278,7 +278,7 @@ describe("npm run repl", () => {
     try {
       await waitFor(/ims:test-[0-9a-f]+ \$/);
       child.stdin.write("sites\n");
-      await waitFor(/Repl Demo\s+Demo Town/);
+      await waitFor(/Repl Demo\s+Pune, India/);
       child.stdin.write("help\n");
       await waitFor(/seed-demo/);
       expect(out).toMatch(/history \[options\] <monitorId> <tag> <from> <to>\s+A tag's history as a table/);
