@@ -5,7 +5,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import { clockKey, displayZone, formatTime } from "./prefs.js";
-import { html } from "./ui.js";
+import { html, unitOf } from "./ui.js";
 
 /** @typedef {import("./types.js").History} History */
 /**
@@ -42,7 +42,7 @@ const themeColor = (/** @type {string} */ name, /** @type {string} */ fallback) 
  * @returns {uPlot.Axis}
  */
 export function valueAxis(label, size) {
-  return { label, size, stroke: themeColor("--text", "#1f262e"), grid: { stroke: themeColor("--line", "#c9ced4"), width: 1 }, ticks: { stroke: themeColor("--line", "#c9ced4") } };
+  return { label: unitOf(label), size, stroke: themeColor("--text", "#1f262e"), grid: { stroke: themeColor("--line", "#c9ced4"), width: 1 }, ticks: { stroke: themeColor("--line", "#c9ced4") } };
 }
 /**
  * A time axis in the display zone and clock, like every time of the console (lib/prefs.js): its

@@ -133,6 +133,12 @@ export function toneOfColor(color) {
 }
 
 /**
+ * A unit as people write it: the spec spells kilowatts `KW`; the SI symbol is kW.
+ * @param {string} unit
+ */
+export const unitOf = (unit) => (unit === "KW" ? "kW" : unit);
+
+/**
  * A number with its unit, `digits` significant decimals; "—" for none.
  * @param {unknown} value
  */
@@ -140,8 +146,14 @@ export function num(value, unit = "", digits = 2) {
   if (value === null || value === undefined || value === "" || Number.isNaN(Number(value))) return "—";
   const n = Number(value);
   const text = Math.abs(n) >= 1000 ? n.toLocaleString(undefined, { maximumFractionDigits: 0 }) : n.toLocaleString(undefined, { maximumFractionDigits: digits });
-  return unit ? `${text} ${unit}` : text;
+  return unit ? `${text} ${unitOf(unit)}` : text;
 }
+
+/** A monitor type (the API's `condition-monitor`) in words: "Condition monitor". */
+export const monitorKind = (/** @type {string | null | undefined} */ type) => {
+  const t = String(type ?? "");
+  return t ? `${t[0].toUpperCase()}${t.slice(1).replace(/-/g, " ")}` : "";
+};
 
 /**
  * Every time the console shows, in one format with its zone (lib/prefs.js's `formatTime`): to the

@@ -10,7 +10,7 @@ import { SpectrumSection } from "./spectrum.js";
 import { AckState, AlertFlags, AlertState, alertHref, duration, listAlerts } from "../../lib/alerts.js";
 import { AssetState, alarmsByAsset, useAlarms } from "../../lib/alarms.js";
 import { viewSiteZone, zoneOfSite, zoneOfSiteName } from "../../lib/prefs.js";
-import { ErrorNote, Loading, Page, Severity, Status, Table, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
+import { ErrorNote, Loading, Page, Severity, Status, Table, html, href, monitorKind, num, time, toneOfColor, useData } from "../../lib/ui.js";
 
 /** @typedef {import("../../lib/types.js").AssetMonitor} AssetMonitor */
 /** @typedef {import("../../lib/types.js").MonitorLatest} MonitorLatest */
@@ -201,7 +201,7 @@ function LatestValues({ assetId, monitors, onTrend, selected }) {
         return html`<tbody key=${m.monitor_id}>
           <tr class="monitor-row">
             <th scope="rowgroup" colspan="6">
-              ${m.monitor_name} <span class="muted small">${m.monitor_type}${latest?.timestamp ? ` · updated ${time(latest.timestamp, true)}` : latest ? " · no reading yet" : ""}</span>
+              ${m.monitor_name} <span class="muted small">${monitorKind(m.monitor_type)}${latest?.timestamp ? ` · updated ${time(latest.timestamp, true)}` : latest ? " · no reading yet" : ""}</span>
             </th>
           </tr>
           ${m.tags.map((t) => {

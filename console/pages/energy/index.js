@@ -8,7 +8,7 @@ import { ApiError, get } from "../../lib/api.js";
 import { bars as barPaths, timeAxis, usePlot, valueAxis } from "../../lib/chart.js";
 import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, periodOf, rangeLabel, zoneOr } from "./periods.js";
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
-import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../../lib/ui.js";
+import { ErrorNote, Field, Loading, Page, Table, html, num, unitOf, useData } from "../../lib/ui.js";
 import { formatTime, viewSiteZone } from "../../lib/prefs.js";
 
 /** @typedef {import("../../lib/types.js").EnergyMeter} EnergyMeter */
@@ -216,7 +216,7 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
           fill: bars ? "rgba(77,89,99,0.35)" : undefined,
           paths: bars ? barPaths({ size: [0.8, 80] }) : undefined,
           points: { show: !bars && points.length < 60 },
-          value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(digits)} ${unit}`),
+          value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(digits)} ${unitOf(unit)}`),
         },
       ],
     }),
