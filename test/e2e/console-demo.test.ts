@@ -2,7 +2,7 @@
  * The README's console walkthrough from a fresh start: `npm start -- --seed-demo --name 'Demo
  * Pune'` (one process, no bus for a REPL to join) seeds the demo itself and prints how to feed it;
  * the printed reading, sent as printed, opens the demo's alert; in the console the person sees it
- * in the Alarm summary, the pump in alarm on the Overview and on its page with the alarm listed,
+ * in the Alarm summary, the pump in alarm on the Overview (its key values beside) and on its page with the alarm listed,
  * its times in Pune's zone; the alert stays while the reading cools (clear delay), so the board
  * shows it.
  */
@@ -81,6 +81,9 @@ describe("the README's console demo", () => {
     await summary.getByText("1 unacknowledged").waitFor({ timeout: 10_000 });
     const pump = page.getByRole("treeitem", { name: "Asset Demo Pune Pump P-101" });
     await pump.getByText("Alarm (High)").waitFor({ timeout: 15_000 });
+    // Its key values beside its state, with units, the one past its limit marked.
+    await pump.getByText("88 °C").waitFor({ timeout: 15_000 });
+    await expect(pump.textContent()).resolves.toMatch(/temperature\s*▲ 88 °C/);
     await expect(page.getByRole("treeitem", { name: "Site Demo Pune" }).textContent()).resolves.toContain("Pune, India · Asia/Kolkata");
     await shot(page, "console-demo-overview");
 

@@ -5,7 +5,7 @@
 // shelved alarms are counted apart, not as active.
 import { get } from "../../lib/api.js";
 import { AssetState, alarmsByAsset, useAlarms } from "../../lib/alarms.js";
-import { ErrorNote, Loading, Page, Severity, html, href, useData } from "../../lib/ui.js";
+import { ErrorNote, Loading, Page, Severity, Status, html, href, num, toneOfColor, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 10_000;
 
@@ -86,6 +86,60 @@ function AlertCounts({ counts, functionId }) {
   </a>${apart}`;
 }
 
+const VALUES_MS = 30_000;
+/** The monitors' keys that are not tag names (op 72). */
+const NOT_TAGS = new Set(["monitor_id", "monitor_name", "timestamp"]);
+/** At most this many values beside an asset: its key values, not its whole page. */
+const KEY_VALUES = 4;
+
+/**
+ * The unit of each tag of an asset's monitors (`monitor_id|tag_name`), read once a page's life
+ * from the configuration (the latest values carry none).
+ * @type {Map<string, Promise<Map<string, string>>>}
+ */
+const units = new Map();
+/** @param {string} assetId */
+function unitsOf(assetId) {
+  let found = units.get(assetId);
+  if (!found) {
+    found = (async () => {
+      /** @type {import("../../lib/types.js").Monitor[]} */
+      const list = await get("/_config/monitors/_list", { asset_id: assetId });
+      /** @type {import("../../lib/types.js").Monitor[]} */
+      const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
+      return new Map(details.flatMap((m) => (m.tags ?? []).map((t) => [`${m.monitor_id}|${t.tag_name}`, t.tag_unit ?? ""])));
+    })().catch(() => new Map());
+    units.set(assetId, found);
+  }
+  return found;
+}
+
+/**
+ * An asset's key values beside its state: its monitors' latest values (op 72), each with its
+ * unit and, past a limit, its colour and a symbol (ISA-101: the abnormal stands out, never by
+ * colour alone), read every 30 s.
+ * @param {{ assetId: string }} props
+ */
+function KeyValues({ assetId }) {
+  /** @type {import("../../lib/ui.js").Data<{ latest: import("../../lib/types.js").MonitorLatest[], units: Map<string, string> }>} */
+  const { data } = useData(
+    async () => {
+      const [latest, units] = await Promise.all([get("/_cm/monitors/_list", { asset_id: assetId }), unitsOf(assetId)]);
+      return { latest, units };
+    },
+    [assetId],
+    VALUES_MS,
+  );
+  const values = (data?.latest ?? [])
+    .flatMap((m) => Object.entries(m).filter(([k]) => !NOT_TAGS.has(k)).map(([tag, v]) => ({ tag, unit: data?.units.get(`${m.monitor_id}|${tag}`) ?? "", v: /** @type {import("../../lib/types.js").TagValue} */ (v) })))
+    .filter(({ v }) => v && v.value !== null && v.value !== undefined)
+    .slice(0, KEY_VALUES);
+  if (values.length === 0) return null;
+  return html`<span class="key-values small">${values.map(
+    ({ tag, unit, v }) => html` <span class="key-value"><span class="muted">${tag}</span> <${Status} tone=${toneOfColor(v.color)}>${num(v.value, unit, 2)}</${Status}></span>`,
+  )}</span>`;
+}
+
 /** @param {import("../../lib/types.js").PageProps} props */
 export function Overview({ user }) {
   if (!user.modules.includes("Configuration")) {
@@ -101,6 +155,7 @@ function Tree({ user }) {
   const { data, error, loading } = useData(() => loadTree(user), [user.username], REFRESH_MS);
   const { summary } = useAlarms();
   const alarms = alarmsByAsset(summary);
+  const cm = user.modules.includes("Condition Monitoring");
   const tools = html`<span class="muted small" aria-live="off">${loading ? "Refreshing…" : `Refreshed every ${REFRESH_MS / 1000} s`}</span>`;
   return html`<${Page} title="Overview" tools=${tools}>
     <${ErrorNote} error=${error} />
@@ -124,7 +179,7 @@ function Tree({ user }) {
                               ${fn.assets.map(
                                 (a) => html`<li role="treeitem" aria-label=${`Asset ${a.asset_name}`}>
                                   <span class="node"><span class="kind">Asset</span> <a href=${href("assets", a.asset_id)}>${a.asset_name}</a>
-                                  <${AssetState} health=${a.health} alarms=${alarms.get(a.asset_id)} /> <span class="muted small">${a.monitor_count} monitors</span></span>
+                                  <${AssetState} health=${a.health} alarms=${alarms.get(a.asset_id)} />${cm ? html`<${KeyValues} assetId=${a.asset_id} />` : null} <span class="muted small">${a.monitor_count} monitors</span></span>
                                 </li>`,
                               )}
                             </ul>
