@@ -126,6 +126,7 @@ function thresholdsPlugin(lines) {
         (u) => {
           const { ctx } = u;
           const { left, top, width, height } = u.bbox;
+          const ground = themeColor("--field", "#fff");
           ctx.save();
           for (const line of lines) {
             const y = u.valToPos(line.value, "y", true);
@@ -138,10 +139,15 @@ function thresholdsPlugin(lines) {
             ctx.lineTo(left + width, y);
             ctx.stroke();
             ctx.setLineDash([]);
-            ctx.fillStyle = ctx.strokeStyle;
             ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
             ctx.textAlign = "right";
-            ctx.fillText(line.label, left + width - 4, y - 4);
+            // On the chart's ground, so that a trace running through the label does not hide it.
+            const w = ctx.measureText(line.label).width;
+            const h = 13 * devicePixelRatio;
+            ctx.fillStyle = ground;
+            ctx.fillRect(left + width - 6 - w, y - 3 - h, w + 4, h);
+            ctx.fillStyle = line.color ?? THRESHOLD_COLORS.warning;
+            ctx.fillText(line.label, left + width - 4, y - 4 - 2 * devicePixelRatio);
           }
           ctx.restore();
         },
@@ -162,6 +168,7 @@ function markersPlugin(markers) {
         (u) => {
           const { ctx } = u;
           const { top, height } = u.bbox;
+          const ground = themeColor("--field", "#fff");
           ctx.save();
           ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
           // Labels never print over each other ("Opened" and "Closed" a second apart): a label
@@ -176,12 +183,15 @@ function markersPlugin(markers) {
             ctx.moveTo(x, top);
             ctx.lineTo(x, top + height);
             ctx.stroke();
-            ctx.fillStyle = ctx.strokeStyle;
             const width = ctx.measureText(m.label).width;
             let row = 0;
             while (placed.some((p) => p.row === row && p.right > x)) row++;
             placed.push({ right: x + 4 + width + 4 * devicePixelRatio, row });
-            ctx.fillText(m.label, x + 4, top + (12 + row * 13) * devicePixelRatio);
+            const baseline = top + (12 + row * 13) * devicePixelRatio;
+            ctx.fillStyle = ground;
+            ctx.fillRect(x + 2, baseline - 11 * devicePixelRatio, width + 4, 13 * devicePixelRatio);
+            ctx.fillStyle = ctx.strokeStyle;
+            ctx.fillText(m.label, x + 4, baseline);
           }
           ctx.restore();
         },
