@@ -18,6 +18,22 @@ import { html, unitOf } from "./ui.js";
  */
 
 const GREY = "#4d5963";
+/**
+ * The last value of a series at or before `idx` (joined series hold nulls at the others' times).
+ * @param {uPlot.AlignedData[number] | undefined} values
+ * @param {number | null} idx
+ * @returns {number | null}
+ */
+function heldValue(values, idx) {
+  if (!values || idx === null) return null;
+  for (let i = idx; i >= 0; i--) {
+    const v = values[i];
+    if (v !== null && v !== undefined) return Number(v);
+  }
+  return null;
+}
+/** The colours of the tags added to a trend (the first tag is the calm grey): told apart, each beside its name in the legend. */
+const TAG_COLORS = ["#1a5fb4", "#8f5902", "#2a7b3a", "#813d9c", "#a51d2d", "#0b7285", "#986a44"];
 /** uPlot's bar paths; its types mark the builder optional, its ESM build always has it. */
 export const bars = /** @type {NonNullable<typeof uPlot.paths.bars>} */ (uPlot.paths.bars);
 const BAND = "rgba(77, 89, 99, 0.15)";
@@ -227,17 +243,26 @@ function yRangeWith(min, max, thresholds) {
  * that range again at one bucket per pixel.
  * `span`: the range asked, drawn whole however much of it holds readings (a year is a year wide).
  * `compared`: the same tag in an earlier period, shifted onto this one (its label says which).
- * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string, span?: { from: number, to: number }, compared?: { label: string, shiftMs: number, history: History } | null }} props
+ * `others`: more tags on the same time axis, each on the scale of its unit (an axis on the right
+ * for each unit other than the first tag's).
+ * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string, span?: { from: number, to: number }, compared?: { label: string, shiftMs: number, history: History } | null, others?: { label: string, unit: string, history: History }[] }} props
  */
-export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title, span, compared }) {
+export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title, span, compared, others = [] }) {
   const points = history?.points ?? [];
   /** @type {uPlot.AlignedData} */
   const own = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
   const before = compared?.history.points ?? [];
+  /** @type {uPlot.AlignedData[]} */
+  const more = [
+    ...others.map((o) => /** @type {uPlot.AlignedData} */ ([o.history.points.map((p) => p.timestamp / 1000), o.history.points.map((p) => p.value)])),
+    ...(compared ? [/** @type {uPlot.AlignedData} */ ([before.map((p) => (p.timestamp + compared.shiftMs) / 1000), before.map((p) => p.value)])] : []),
+  ];
   /** @type {uPlot.AlignedData} */
-  const data = compared ? uPlot.join([own, [before.map((p) => (p.timestamp + compared.shiftMs) / 1000), before.map((p) => p.value)]]) : own;
+  const data = more.length ? uPlot.join([own, ...more]) : own;
   const clock = timeAxis();
-  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}|${clock.key}|${span ? `${span.from}-${span.to}` : ""}|${compared?.label ?? ""}`;
+  const scaleOf = (/** @type {string} */ u) => (u === unit ? "y" : `unit:${u}`);
+  const otherUnits = [...new Set(others.map((o) => o.unit).filter((u) => u !== unit))];
+  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}|${clock.key}|${span ? `${span.from}-${span.to}` : ""}|${compared?.label ?? ""}|${others.map((o) => o.label).join(",")}`;
   let zoomedAt = 0;
   const box = usePlot(
     (width) => ({
@@ -250,15 +275,40 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
       scales: {
         x: { time: true, ...(span ? { range: () => /** @type {[number, number]} */ ([span.from / 1000, span.to / 1000]) } : {}) },
         y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) },
+        ...Object.fromEntries(otherUnits.map((u) => [scaleOf(u), {}])),
       },
-      axes: [clock.axis, valueAxis(unit, 60)],
+      axes: [clock.axis, valueAxis(unit, 60), ...otherUnits.map((u) => ({ ...valueAxis(u, 60), scale: scaleOf(u), side: 1, grid: { show: false } }))],
       series: [
         clock.legend,
-        { label, stroke: themeColor("--ok", GREY), width: 1.5, spanGaps: !!compared, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label, stroke: themeColor("--ok", GREY), width: 1.5, spanGaps: more.length > 0, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
         { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) },
         { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) },
+        ...others.map((o, i) => ({
+          label: o.label,
+          scale: scaleOf(o.unit),
+          stroke: TAG_COLORS[i % TAG_COLORS.length],
+          width: 1.5,
+          spanGaps: true,
+          // Its readings fall at other times than the first tag's: the legend reads its latest at or before the cursor.
+          value: (/** @type {uPlot} */ u, /** @type {number | null} */ v, /** @type {number} */ si, /** @type {number | null} */ idx) => {
+            const held = v ?? heldValue(u.data[si], idx);
+            return held == null ? "—" : `${held.toFixed(3)} ${unitOf(o.unit)}`;
+          },
+        })),
         ...(compared
-          ? [{ label: compared.label, stroke: themeColor("--focus", "#1a5fb4"), width: 1.5, dash: [6, 4], spanGaps: true, value: (/** @type {uPlot} */ _u, /** @type {number | null} */ v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) }]
+          ? [
+              {
+                label: compared.label,
+                stroke: themeColor("--stale", "#7a6f9b"),
+                width: 1.5,
+                dash: [6, 4],
+                spanGaps: true,
+                value: (/** @type {uPlot} */ u, /** @type {number | null} */ v, /** @type {number} */ si, /** @type {number | null} */ idx) => {
+                  const held = v ?? heldValue(u.data[si], idx);
+                  return held == null ? "—" : `${held.toFixed(3)} ${unitOf(unit)}`;
+                },
+              },
+            ]
           : []),
       ],
       bands: [{ series: [3, 2], fill: BAND }],

@@ -427,16 +427,23 @@ describe("the alert page", () => {
 });
 
 describe("trends to compare", () => {
-  it("draws a tag with the period before it overlaid, spans the whole range asked, and exports the range as CSV and the chart as PNG", async () => {
+  it("draws two tags on one trend with the period before overlaid, spans the whole range asked, and exports the range as CSV and the chart as PNG", async () => {
     const now = Date.now();
     // Two days of the bearing's temperature: yesterday warmer than today.
     const readings = [];
-    for (let t = now - 47 * HOUR; t < now - 60_000; t += HOUR / 2) readings.push({ tag_id: "temp", ts: t, value: t < now - 24 * HOUR ? 70 : 60 });
+    for (let t = now - 47 * HOUR; t < now - 60_000; t += HOUR / 2) {
+      readings.push({ tag_id: "temp", ts: t, value: t < now - 24 * HOUR ? 70 : 60 });
+      readings.push({ tag_id: "vib", ts: t, value: 2.5 });
+    }
     await send(readings);
     const { context, page, errors } = await c.open();
     await signIn(page, c.t.baseUrl, ADMIN, `#/assets/${place.asset_id}`);
     const trend = page.getByRole("region", { name: "Trend" });
     await trend.getByRole("img", { name: /trend, \d+ points in C/ }).waitFor({ timeout: 15_000 });
+    // A second tag, of another unit, on its own axis.
+    await trend.getByLabel("Add a tag").selectOption({ label: `Vibration (mm/s) · Bearing ${NAME}` });
+    await trend.locator(".u-legend").getByText(`Vibration (Bearing ${NAME})`).waitFor({ timeout: 10_000 });
+    await expect(trend.locator(".u-legend").textContent()).resolves.toMatch(/Vibration \(Bearing shift\)\s*2\.500 mm\/s/);
     await trend.getByLabel("Compare with").selectOption({ label: "The period before" });
     // The legend names the second period and reads values without the pointer on the chart.
     const legend = trend.locator(".u-legend");

@@ -196,6 +196,24 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
     () => (monitor && tag && points ? historyOf(monitor.monitor_id, tag.tag_name, shown.from, shown.to, points) : Promise.resolve(undefined)),
     [monitor?.monitor_id, tag?.tag_name, shown.from, shown.to, points],
   );
+  // Up to seven more tags of the asset's monitors on the same trend (eight in all).
+  const [more, setMore] = useState(/** @type {{ monitor_id: string, tag: string }[]} */ ([]));
+  const tagsOf = (/** @type {{ monitor_id: string, tag: string }} */ sel) => {
+    const m = monitors.find((/** @type {AssetMonitor} */ x) => x.monitor_id === sel.monitor_id);
+    return { monitor: m, tag: m?.tags.find((/** @type {AssetTag} */ t) => t.tag_name === sel.tag) };
+  };
+  const others = useData(
+    () =>
+      points
+        ? Promise.all(
+            more.map(async (sel) => {
+              const { monitor: m, tag: t } = tagsOf(sel);
+              return { label: `${t?.tag_name ?? sel.tag} (${m?.monitor_name ?? ""})`, unit: t?.tag_unit ?? "", history: await historyOf(sel.monitor_id, sel.tag, shown.from, shown.to, points) };
+            }),
+          )
+        : Promise.resolve([]),
+    [JSON.stringify(more), shown.from, shown.to, points],
+  );
   const [compare, setCompare] = useState("");
   const shift = compare === "previous" ? shown.to - shown.from : (COMPARE.find((c) => c.key === compare)?.shift ?? 0);
   const earlier = useData(
@@ -245,6 +263,18 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
           ${PRESETS.map((p) => html`<button type="button" aria-pressed=${!zoomed && preset === p.key ? "true" : "false"} onClick=${() => choosePreset(p.key)}>${p.label}</button>`)}
         </div>
       </div>
+      <${Field} label="Add a tag" name="trend_add" as="select" value="" disabled=${more.length >= 7}
+        onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
+          const [monitor_id, ...rest] = e.currentTarget.value.split("|");
+          if (monitor_id) setMore((list) => [...list, { monitor_id, tag: rest.join("|") }].slice(0, 7));
+        }}>
+        <option value="">${more.length >= 7 ? "Eight tags at most" : "Choose a tag"}</option>
+        ${monitors.flatMap((/** @type {AssetMonitor} */ m) =>
+          m.tags
+            .filter((/** @type {AssetTag} */ t) => !(m.monitor_id === monitor.monitor_id && t.tag_name === tag.tag_name) && !more.some((x) => x.monitor_id === m.monitor_id && x.tag === t.tag_name))
+            .map((/** @type {AssetTag} */ t) => html`<option value=${`${m.monitor_id}|${t.tag_name}`}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""} · ${m.monitor_name}</option>`),
+        )}
+      </${Field}>
       <${Field} label="Compare with" name="trend_compare" as="select" value=${compare} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setCompare(e.currentTarget.value)}>
         ${COMPARE.map((c) => html`<option value=${c.key}>${c.label}</option>`)}
       </${Field}>
@@ -256,6 +286,11 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
         </div>
       </div>
     </div>
+    ${more.length > 0
+      ? html`<p class="row trend-more">${more.map(
+          (sel) => html`<button type="button" class="small-button" aria-label=${`Remove ${sel.tag} from the trend`} onClick=${() => setMore((list) => list.filter((x) => x !== sel))}>${sel.tag} ✕</button>`,
+        )}</p>`
+      : null}
     <p class="legend-note" aria-live="polite">
       ${`${time(shown.from)} – ${time(shown.to)}${zoomed ? ` (zoomed ${zooms.length}×)` : ""} · `}
       ${h ? `${h.points.length} points, ${resolutionOf(h)}` : history.loading ? "loading…" : ""}
@@ -276,6 +311,7 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
             onZoom=${onZoom}
             onPick=${onChartPick}
             span=${shown}
+            others=${others.data ?? []}
             compared=${shift && earlier.data ? { label: `${COMPARE.find((c) => c.key === compare)?.label} (${time(shown.from - shift)} – ${time(shown.to - shift)})`, shiftMs: shift, history: earlier.data } : null}
           />`
         : null}
