@@ -13,17 +13,33 @@
  *      load fetched (target < 250 KB), and all bytes (HTML, CSS, JS).
  *   4. The spectrum of 32,768 bins drawn on the asset page: the draw time the spectrum component
  *      reports (`data-draw-ms`), BENCH_CONSOLE_LOADS times (target < 100 ms).
+ *   5. Issue 31, each against the console before it (BASE_REV, its files served to the same
+ *      browser in the same run, interleaved): first meaningful paint of the overview and the asset
+ *      page; alarm-to-screen latency, BENCH_CONSOLE_ALARMS (10) alarms each: a reading posted
+ *      through the gateway's ingest route → the New alarm banner shown on the Assets view (before:
+ *      the alert's row on the board, the only place it showed), p50 and p99 (target p99 < 2 s);
+ *      requests per minute of an idle board with 50 sites, over BENCH_CONSOLE_IDLE_S (60) s.
  */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { Client } from "pg";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { SERVICE_SCHEMAS } from "../services";
 import { ADMIN, startTestNode, type TestNode } from "../test/helpers/node";
 import { CHROMIUM } from "../test/helpers/console";
-import { makePlace } from "../test/e2e/alerting-fixtures";
+import { gatewayBody, makePlace, watcherBody, type Place } from "../test/e2e/alerting-fixtures";
+import { createEdge, ingest } from "../test/e2e/pipelines-fixtures";
 import { pct } from "./alerts-common";
 import { seedPartitions, seedRollups, seedSeries } from "./history-seed";
 
 const LOADS = Number(process.env.BENCH_CONSOLE_LOADS ?? 10);
+const ALARMS = Number(process.env.BENCH_CONSOLE_ALARMS ?? 10);
+const IDLE_S = Number(process.env.BENCH_CONSOLE_IDLE_S ?? 60);
+/** The console before issue 31: its files are served in its place to measure against it. */
+const BASE_REV = process.env.BENCH_CONSOLE_BASE ?? "71dca6d";
+const ALARM_P99_TARGET_MS = 2000;
+const SITES = 50;
 const PAINT_TARGET_MS = 1500;
 const JS_TARGET_BYTES = 250 * 1024;
 const DRAW_TARGET_MS = 100;
@@ -129,7 +145,137 @@ async function spectrumDraws(browser: Browser, baseUrl: string, assetId: string)
   return draws;
 }
 
-async function seed(t: TestNode): Promise<{ asset: string }> {
+/** A console to measure: this working tree's, or BASE_REV's (read from git). */
+type Version = { label: string; rev: string | null };
+const VERSIONS: Version[] = [
+  { label: "before (issue 31's base)", rev: BASE_REV },
+  { label: "now", rev: null },
+];
+const CONSOLE_DIR = path.join(__dirname, "..", "console");
+const fileCache = new Map<string, Buffer | null>();
+function consoleFile(rev: string | null, file: string): Buffer | null {
+  const key = `${rev}:${file}`;
+  if (!fileCache.has(key)) {
+    try {
+      fileCache.set(key, rev === null ? fs.readFileSync(path.join(CONSOLE_DIR, file)) : execFileSync("git", ["show", `${rev}:console/${file}`], { maxBuffer: 1 << 24 }));
+    } catch {
+      fileCache.set(key, null);
+    }
+  }
+  return fileCache.get(key) ?? null;
+}
+
+/** A signed-in context whose console files (not the vendored libraries) are those of `v`, served alike for both versions. */
+async function contextOf(browser: Browser, baseUrl: string, v: Version): Promise<BrowserContext> {
+  const context = await signedIn(browser, baseUrl);
+  await context.route(/\/console\/(?!vendor\/)[^?#]+\.(js|css)(\?.*)?$/, async (route) => {
+    const file = new URL(route.request().url()).pathname.replace(/^.*?\/console\//, "");
+    const body = consoleFile(v.rev, file);
+    if (body === null) return route.fulfill({ status: 404, body: "" });
+    return route.fulfill({ status: 200, body, contentType: file.endsWith(".css") ? "text/css" : "text/javascript" });
+  });
+  return context;
+}
+
+/** First meaningful paints, cold (a new context each load), of `hash`, the versions interleaved. */
+async function paintsByVersion(browser: Browser, baseUrl: string, hash: string, kind: "overview" | "asset"): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>(VERSIONS.map((v) => [v.label, []]));
+  for (let i = 0; i < LOADS; i++) {
+    for (const v of VERSIONS) {
+      const context = await contextOf(browser, baseUrl, v);
+      await context.addInitScript(FIRST_SEEN("[role=treeitem]"));
+      const page = await context.newPage();
+      out.get(v.label)?.push(await paintOf(page, `${baseUrl}/${hash}`, kind));
+      await context.close();
+    }
+  }
+  return out;
+}
+
+interface AlarmRig {
+  place: Place;
+  gw: { id: string; ingest_key: string };
+}
+
+async function alarmRig(t: TestNode, place: Place): Promise<AlarmRig> {
+  const gw = await createEdge(t, gatewayBody(place, "Bench gateway"));
+  const res = await t.http("POST", "/_alerting/watchers", { body: watcherBody(place, gw.id, { watcher_name: "Bench watch" }, { minimum_duration: "0s" }) });
+  if (res.status !== 200) throw new Error(`watcher: ${JSON.stringify(res.body)}`);
+  return { place, gw };
+}
+
+async function reading(t: TestNode, rig: AlarmRig, value: number): Promise<void> {
+  const res = await ingest(t, "POST", `/_ingest/pipelines/${rig.gw.id}/readings`, rig.gw.ingest_key, { readings: [{ monitor_id: rig.place.monitor_id, tag_id: "temp", ts: Date.now(), value }] });
+  if (res.status !== 200) throw new Error(`readings: ${res.status}`);
+}
+
+async function activeCount(t: TestNode, rig: AlarmRig): Promise<number> {
+  const res = await t.http<unknown[]>("GET", `/_alerting/alerts/_list?function_id=${rig.place.function_id}&is_hidden=0&state=active`);
+  return res.body.length;
+}
+
+/**
+ * Reading posted → the alarm on the screen, `ALARMS` times: now, the New alarm banner on the
+ * Assets view; before, the alert's row on the board (no other view showed it). Between two, a
+ * calm reading closes the alert and the screen is seen calm again.
+ */
+async function alarmLatency(browser: Browser, t: TestNode, rig: AlarmRig, v: Version): Promise<number[]> {
+  const context = await contextOf(browser, t.baseUrl, v);
+  const page = await context.newPage();
+  await page.goto(`${t.baseUrl}/${v.rev === null ? "#/assets" : "#/alerts"}`);
+  await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: 30_000 });
+  const shown = v.rev === null ? page.getByRole("alert", { name: "New alarm" }) : page.locator("table.alert-board tr", { hasText: "Active" }).first();
+  const out: number[] = [];
+  for (let i = 0; i < ALARMS; i++) {
+    await reading(t, rig, 55);
+    for (let k = 0; k < 200 && (await activeCount(t, rig)) > 0; k++) await new Promise((r) => setTimeout(r, 50));
+    await shown.waitFor({ state: "detached", timeout: 30_000 });
+    await new Promise((r) => setTimeout(r, 300 + Math.random() * 1000));
+    const sent = performance.now();
+    await reading(t, rig, 86);
+    await shown.waitFor({ timeout: 30_000 });
+    out.push(performance.now() - sent);
+  }
+  await context.close();
+  return out;
+}
+
+/** The API requests an idle board makes in `IDLE_S` seconds (the console's own files not counted), per minute. */
+async function idleRequests(browser: Browser, baseUrl: string, v: Version): Promise<number> {
+  const context = await contextOf(browser, baseUrl, v);
+  const page = await context.newPage();
+  let n = 0;
+  let counting = false;
+  page.on("request", (req) => {
+    const p = new URL(req.url()).pathname;
+    if (counting && req.url().startsWith(baseUrl) && p.startsWith("/_")) n++;
+  });
+  await page.goto(`${baseUrl}/#/alerts`);
+  // The board's first load (50 sites' places and alerts) over, then idle: what it asks by itself,
+  // answered or not (the board before asks again every 2.5 s whether the last answers came).
+  await page.getByRole("heading", { name: "Alerts", exact: true }).waitFor({ timeout: 60_000 });
+  await new Promise((r) => setTimeout(r, 15_000));
+  counting = true;
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  counting = false;
+  await context.close();
+  return (n * 60) / IDLE_S;
+}
+
+/** Sites up to SITES, each with a plant and a function (what the board lists alerts by). */
+async function moreSites(t: TestNode): Promise<void> {
+  for (let i = 1; i < SITES; i++) {
+    const site = await t.http<{ id: string }>("POST", "/_config/sites", {
+      body: { site_name: `Bench site ${i}`, location: "Pune", latitude: "18.52", longitude: "73.85", timezone: "Asia/Kolkata", edge_firmware: { current_version: "1.0.0", previous_version: "0.9.0" } },
+    });
+    const plant = await t.http<{ id: string }>("POST", "/_config/plants", { body: { plant_name: `Bench plant ${i}`, site_id: site.body.id } });
+    await t.http("POST", "/_config/functions", { body: { function_name: `Bench function ${i}`, plant_id: plant.body.id } });
+  }
+}
+
+const ratio = (now: number, before: number) => (before > 0 ? `${(now / before).toFixed(2)}×` : "—");
+
+async function seed(t: TestNode): Promise<{ asset: string; place: Place }> {
   const place = await makePlace(t.http, "bench");
   const pg = new Client({ connectionString: t.db.url });
   await pg.connect();
@@ -147,7 +293,7 @@ async function seed(t: TestNode): Promise<{ asset: string }> {
   const fs = 2 * 16_384;
   const samples = Array.from({ length: SAMPLES }, (_, i) => 3 * Math.sin((2 * Math.PI * RUNNING_HZ * i) / fs) + Math.sin((4 * Math.PI * RUNNING_HZ * i) / fs) + 0.05 * Math.sin(i));
   await t.node.broker.call("cm.ingest.waveform", { monitor_id: place.monitor_id, tag: "Vibration", axis: "x", ts: Date.now() - 60_000, sample_rate_hz: fs, samples });
-  return { asset: place.asset_id };
+  return { asset: place.asset_id, place };
 }
 
 async function main(): Promise<void> {
@@ -155,9 +301,15 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
   try {
     const seeding = performance.now();
-    const { asset } = await seed(t);
+    const { asset, place } = await seed(t);
     console.log(`Seeded a year of one-minute readings (525,600) and a capture of ${SAMPLES.toLocaleString("en")} samples in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
+    // BENCH_CONSOLE_ONLY=idle: only the idle board's requests (part 5's last figure).
+    if (process.env.BENCH_CONSOLE_ONLY === "idle") {
+      await moreSites(t);
+      for (const v of VERSIONS) console.log(`Requests per minute of an idle board with ${SITES} sites (${IDLE_S} s), ${v.label}: ${Math.round(await idleRequests(browser, t.baseUrl, v))}`);
+      return;
+    }
     const bytes = await shipped(browser, t.baseUrl);
     console.log(
       `JavaScript shipped for the overview (gzip): ${(bytes.js / 1024).toFixed(1)} KB (target < ${JS_TARGET_BYTES / 1024} KB: ${verdict(bytes.js < JS_TARGET_BYTES)}); ` +
@@ -182,6 +334,31 @@ async function main(): Promise<void> {
     const drawOk = median(draws) < DRAW_TARGET_MS;
     met &&= drawOk;
     console.log(`Spectrum of 32,768 bins drawn, ${LOADS} draws: median ${draws.length ? median(draws).toFixed(1) : "—"} ms, max ${Math.max(...draws).toFixed(1)} ms (target < ${DRAW_TARGET_MS} ms: ${verdict(drawOk)})`);
+
+    console.log(`\nIssue 31, against the console of ${BASE_REV} served to the same browser in this run (interleaved):`);
+    for (const [label, hash, kind] of [
+      ["overview", "#/overview", "overview"],
+      ["asset page", `#/assets/${asset}`, "asset"],
+    ] as const) {
+      const paints = await paintsByVersion(browser, t.baseUrl, hash, kind);
+      const [before, now] = VERSIONS.map((v) => paints.get(v.label) ?? []);
+      console.log(`First meaningful paint, ${label}, cold, ${LOADS} loads each: before median ${ms0(median(before))}, now median ${ms0(median(now))} (max ${ms0(Math.max(...now))}); now/before ${ratio(median(now), median(before))}`);
+    }
+    const rig = await alarmRig(t, place);
+    const latency = new Map<string, number[]>();
+    for (const v of VERSIONS) latency.set(v.label, await alarmLatency(browser, t, rig, v));
+    const [latBefore, latNow] = VERSIONS.map((v) => latency.get(v.label) ?? []);
+    const p99ok = pct(latNow, 0.99) < ALARM_P99_TARGET_MS;
+    met &&= p99ok;
+    console.log(
+      `Alarm to screen, ${ALARMS} alarms each: before (the board's row; no other view showed it) p50 ${ms0(median(latBefore))}, p99 ${ms0(pct(latBefore, 0.99))}; ` +
+        `now (the New alarm banner on Assets) p50 ${ms0(median(latNow))}, p99 ${ms0(pct(latNow, 0.99))} (target p99 < ${ALARM_P99_TARGET_MS} ms: ${verdict(p99ok)})`,
+    );
+    await moreSites(t);
+    const idle = new Map<string, number>();
+    for (const v of VERSIONS) idle.set(v.label, await idleRequests(browser, t.baseUrl, v));
+    const [idleBefore, idleNow] = VERSIONS.map((v) => idle.get(v.label) ?? 0);
+    console.log(`Requests per minute of an idle board with ${SITES} sites (${IDLE_S} s each): before ${Math.round(idleBefore)}, now ${Math.round(idleNow)}; now/before ${ratio(idleNow, idleBefore)}`);
     console.log(met ? "\nAll targets met." : "\nA target was missed.");
   } finally {
     await browser.close();

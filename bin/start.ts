@@ -1,6 +1,23 @@
-/** `npm start` / `npm run start:service`: one node with the services that SERVICES names (all by default). */
+/**
+ * `npm start` / `npm run start:service`: one node with the services that SERVICES names (all by
+ * default). `npm start -- --seed-demo [--name <name>]`: once it runs, the REPL's `seed-demo` made
+ * by this node itself (the one-process start has no bus for the REPL to join), its lines printed.
+ */
 import { readConfig } from "../lib/config";
+import { replPrincipal, runCommand } from "../repl";
+import { seed } from "../repl/commands/seed";
 import { migrateOnly, startNode } from "./runtime";
+
+/** `--seed-demo` and its options from the command line (`--name X`, `--notify Y`), or null. */
+function seedDemoArgs(argv: string[]): Record<string, string> | null {
+  if (!argv.includes("--seed-demo")) return null;
+  const options: Record<string, string> = {};
+  for (const key of ["name", "notify"]) {
+    const at = argv.indexOf(`--${key}`);
+    if (at >= 0 && argv[at + 1] !== undefined) options[key] = argv[at + 1]!;
+  }
+  return options;
+}
 
 async function main(): Promise<void> {
   const cfg = readConfig();
@@ -9,6 +26,11 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const node = await startNode(cfg);
+  const demo = seedDemoArgs(process.argv.slice(2));
+  if (demo) {
+    const out = await runCommand(seed, { broker: node.broker, user: replPrincipal(), joinedAt: Date.now() }, { options: { url: `http://localhost:${cfg.port}`, ...demo } });
+    console.log(`\nseed-demo:\n${out}\n`);
+  }
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

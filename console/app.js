@@ -7,6 +7,8 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, whenSessionLost, whoAmI } from "./lib/api.js";
+import { AlarmSummary, NewAlarmBanner, followAlarms } from "./lib/alarms.js";
+import { applyTheme, browserZone, knowSites, setPrefs, usePrefs, viewSiteZone } from "./lib/prefs.js";
 import { ErrorNote, Field, html, parseRoute } from "./lib/ui.js";
 
 const ADMINS = ["saas-admin", "site-admin", "plant-admin"];
@@ -136,12 +138,40 @@ function Nav({ user, current, onSignOut }) {
         )}
       </ul>
     </nav>
+    ${user.modules.includes("Alerting") ? html`<${AlarmSummary} />` : null}
     <div class="who">
+      <${DisplayChoices} />
       <span title=${user.user_type}>${user.username}</span>
       <a href="docs" class="small">API</a>
       <button type="button" class="link" onClick=${onSignOut}>Sign out</button>
     </div>
   </header>`;
+}
+
+/** Every zone the browser knows, for the named-zone choice. */
+const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+
+/** The person's display choices (lib/prefs.js), folded under one button of the header. */
+function DisplayChoices() {
+  const p = usePrefs();
+  /** @type {(e: ControlEvent<HTMLSelectElement>) => string} */
+  const value = (e) => e.currentTarget.value;
+  return html`<details class="display-choices">
+    <summary>Display</summary>
+    <div class="display-panel card">
+      <${Field} label="Display time zone" as="select" value=${p.zone} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setPrefs({ zone: value(e) })}>
+        <option value="site">Each record's site zone</option>
+        <option value="browser">This browser's zone (${browserZone()})</option>
+        <option value="UTC">UTC</option>
+        <optgroup label="A named zone">${ZONES.filter((z) => z !== "UTC").map((z) => html`<option value=${z}>${z}</option>`)}</optgroup>
+      </${Field}>
+      <label class="check"><input type="checkbox" checked=${p.hour24} onChange=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => setPrefs({ hour24: e.currentTarget.checked })} /> 24-hour clock</label>
+      <${Field} label="Theme" as="select" value=${p.theme} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setPrefs({ theme: value(e) === "dark" ? "dark" : "light" })}>
+        <option value="light">Light</option>
+        <option value="dark">Dark (control room)</option>
+      </${Field}>
+    </div>
+  </details>`;
 }
 
 /** The module of the route's view and its stylesheet (pages/<route>/<route>.css), loaded once. */
@@ -187,6 +217,8 @@ function Main({ user, route }) {
   if (!mod) return html`<main><p class="muted">Loading…</p></main>`;
   const { part, id } = pageOf(view, route.parts[1]);
   const View = mod[part];
+  // A view of one site's records says its zone as it draws (lib/prefs.js).
+  viewSiteZone(null);
   return html`<main id="main"><${View} key=${id} id=${id} user=${user} route=${route} sections=${view.sections} /></main>`;
 }
 
@@ -196,6 +228,21 @@ function App() {
   const [route, setRoute] = useState(parseRoute());
   // A function as the state: set through an updater (setResume(() => fn)), as preact takes a function as one.
   const [resume, setResume] = /** @type {typeof useState<(() => void) | null>} */ (useState)(null);
+
+  // The alarm summary's one poll follows who is signed in; the sites' zones are the times' default.
+  useEffect(() => followAlarms(user && !expired ? user : null), [user?.username, expired]);
+  const [, setZonesKnown] = useState(0);
+  useEffect(() => {
+    if (!user || !user.modules.includes("Configuration")) return;
+    api("GET", "/_config/sites/_list")
+      .then((/** @type {{ site_id: string, site_name: string, timezone: string }[]} */ sites) => {
+        knowSites(sites);
+        setZonesKnown((n) => n + 1);
+      })
+      .catch(() => undefined);
+  }, [user?.username]);
+  // Every view follows a change of the display choices at once.
+  usePrefs();
 
   useEffect(() => {
     whoAmI()
@@ -248,9 +295,11 @@ function App() {
   };
   return html`<div class="shell">
     <${Nav} user=${user} current=${route.parts[0] ?? "overview"} onSignOut=${signOut} />
+    <${NewAlarmBanner} />
     <${Main} user=${user} route=${route} />
   </div>`;
 }
 
 // index.html holds the element.
+applyTheme();
 render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("app")));

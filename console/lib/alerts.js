@@ -189,3 +189,61 @@ export function useWidth() {
   }, []);
   return [ref, width];
 }
+
+/** The watchers and monitors read for the alerts' conditions, once a page's life (a watcher edited since shows on reload). */
+/** @type {Map<string, Promise<import("./types.js").Watcher | null>>} */
+const watchers = new Map();
+/** @type {Map<string, Promise<import("./types.js").Monitor | null>>} */
+const monitors = new Map();
+/** @type {<T>(cache: Map<string, Promise<T | null>>, path: string) => Promise<T | null>} */
+const once = (cache, path) => {
+  let p = cache.get(path);
+  if (!p) {
+    p = get(path).catch(() => null);
+    cache.set(path, p);
+  }
+  return /** @type {Promise<any>} */ (p);
+};
+
+/**
+ * What an alert's trigger watches, in words with units: "Temperature ≥ 80 °C" (its conditions
+ * joined by its relation), read from its watcher and its monitors' tags; null when they cannot be
+ * read (the user's modules, a watcher deleted since).
+ * @param {Alert} alert
+ * @returns {Promise<string | null>}
+ */
+export async function conditionOf(alert) {
+  /** @type {import("./types.js").Watcher | null} */
+  const watcher = await once(watchers, `/_alerting/watchers/${encodeURIComponent(alert.watcher_id)}`);
+  const trigger = watcher?.triggers?.find((t) => t.id === alert.trigger_id);
+  if (!trigger?.condition?.length) return null;
+  const parts = await Promise.all(
+    trigger.condition.map(async (c) => {
+      /** @type {import("./types.js").Monitor | null} */
+      const monitor = await once(monitors, `/_config/monitors/${encodeURIComponent(c.monitor_id)}`);
+      const tag = monitor?.tags?.find((t) => t.tag_id === c.tag_id);
+      const name = tag?.tag_name ?? alert.tag?.[c.tag_id] ?? c.tag_id;
+      return `${name} ${COMPARISON_WORDS[c.comparison] ?? c.comparison} ${c.threshold}${tag?.tag_unit ? ` ${tag.tag_unit}` : ""}`;
+    }),
+  );
+  return parts.join(trigger.trigger_relation === "OR" ? " or " : " and ");
+}
+
+/** @type {Record<string, string>} */
+const COMPARISON_WORDS = { ">=": "≥", "<=": "≤", "==": "=", "!=": "≠", ">": ">", "<": "<" };
+
+/**
+ * The condition of an alert's trigger, once read.
+ * @param {{ alert: Alert }} props
+ */
+export function AlertCondition({ alert }) {
+  const [text, setText] = useState(/** @type {string | null} */ (null));
+  useEffect(() => {
+    let live = true;
+    void conditionOf(alert).then((t) => live && setText(t));
+    return () => {
+      live = false;
+    };
+  }, [alert.watcher_id, alert.trigger_id]);
+  return text ? html`<div class="condition small">when ${text}</div>` : null;
+}

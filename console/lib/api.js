@@ -69,6 +69,14 @@ export function queryString(query) {
 const BASE = location.pathname.replace(/\/[^/]*$/, "");
 
 /**
+ * The address of a GET route, for a link the browser follows itself (a download: the session
+ * cookie goes with it).
+ * @param {string} path
+ * @param {Query} [query]
+ */
+export const routeUrl = (path, query) => `${BASE}${path}${queryString(query)}`;
+
+/**
  * One request. Answers the parsed JSON (or the text of a text answer); throws ApiError.
  * `raw: true` answers the Response itself (headers such as X-Capture-Timestamp, CSV).
  * The answer's shape is the route's, as the API's reference describes it; it is not checked here.

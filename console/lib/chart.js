@@ -4,7 +4,8 @@
 // (`pointsFor`), and zooming asks again for the narrower range (more detail as one zooms).
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
-import { html } from "./ui.js";
+import { clockKey, displayZone, formatTime } from "./prefs.js";
+import { html, unitOf } from "./ui.js";
 
 /** @typedef {import("./types.js").History} History */
 /**
@@ -17,6 +18,22 @@ import { html } from "./ui.js";
  */
 
 const GREY = "#4d5963";
+/**
+ * The last value of a series at or before `idx` (joined series hold nulls at the others' times).
+ * @param {uPlot.AlignedData[number] | undefined} values
+ * @param {number | null} idx
+ * @returns {number | null}
+ */
+function heldValue(values, idx) {
+  if (!values || idx === null) return null;
+  for (let i = idx; i >= 0; i--) {
+    const v = values[i];
+    if (v !== null && v !== undefined) return Number(v);
+  }
+  return null;
+}
+/** The colours of the tags added to a trend (the first tag is the calm grey): told apart, each beside its name in the legend. */
+const TAG_COLORS = ["#1a5fb4", "#8f5902", "#2a7b3a", "#813d9c", "#a51d2d", "#0b7285", "#986a44"];
 /** uPlot's bar paths; its types mark the builder optional, its ESM build always has it. */
 export const bars = /** @type {NonNullable<typeof uPlot.paths.bars>} */ (uPlot.paths.bars);
 const BAND = "rgba(77, 89, 99, 0.15)";
@@ -28,6 +45,47 @@ export const pointsFor = (/** @type {number | undefined} */ width) => Math.max(1
 
 /** Width of an element, or a default before layout. */
 const widthOf = (/** @type {HTMLElement | null | undefined} */ el) => Math.max(280, Math.floor(el?.clientWidth || 800));
+
+const DAY_S = 86_400;
+
+/** A colour of the theme (console.css's variables), read when a chart is made. */
+const themeColor = (/** @type {string} */ name, /** @type {string} */ fallback) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+
+/**
+ * A value axis in the theme's ink and grid (the dark theme's too), labelled with its unit.
+ * @param {string} label
+ * @param {number} size
+ * @returns {uPlot.Axis}
+ */
+export function valueAxis(label, size) {
+  return { label: unitOf(label), size, stroke: themeColor("--text", "#1f262e"), grid: { stroke: themeColor("--line", "#c9ced4"), width: 1 }, ticks: { stroke: themeColor("--line", "#c9ced4") } };
+}
+/**
+ * A time axis in the display zone and clock, like every time of the console (lib/prefs.js): its
+ * label names the zone once; ticks read `14:05` (the date, `2026-11-27`, where a day starts or
+ * the ticks are days apart). The legend's time carries the zone. Charts re-draw on `clockKey`.
+ * @param {string | null} [siteZone]
+ * @returns {{ axis: uPlot.Axis, legend: uPlot.Series, key: string, tzDate: (ts: number) => Date }}
+ */
+export function timeAxis(siteZone = null) {
+  const zone = displayZone(siteZone);
+  /** @type {uPlot.Axis.Values} */
+  const values = (_u, ticks, _ax, _space, incr) =>
+    ticks.map((t, i) => {
+      const day = formatTime(t * 1000, { siteZone, label: false }).slice(0, 10);
+      if (incr >= DAY_S) return day;
+      const clock = formatTime(t * 1000, { siteZone, date: false, label: false, seconds: incr < 60 });
+      const before = i > 0 ? formatTime(ticks[i - 1] * 1000, { siteZone, label: false }).slice(0, 10) : null;
+      return before === day ? clock : `${day}\n${clock}`;
+    });
+  return {
+    axis: { label: `Time (${zone})`, values, space: 70, stroke: themeColor("--text", "#1f262e"), grid: { stroke: themeColor("--line", "#c9ced4"), width: 1 }, ticks: { stroke: themeColor("--line", "#c9ced4") } },
+    legend: { value: (_u, t) => (t === null || t === undefined ? "—" : formatTime(t * 1000, { siteZone, seconds: true })) },
+    key: clockKey(siteZone),
+    // Ticks fall on the zone's whole hours and days.
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
+  };
+}
 
 /**
  * Mounts a uPlot in the returned ref's element with `makeOpts(width)` and `data`, re-made when
@@ -84,6 +142,7 @@ function thresholdsPlugin(lines) {
         (u) => {
           const { ctx } = u;
           const { left, top, width, height } = u.bbox;
+          const ground = themeColor("--field", "#fff");
           ctx.save();
           for (const line of lines) {
             const y = u.valToPos(line.value, "y", true);
@@ -96,10 +155,15 @@ function thresholdsPlugin(lines) {
             ctx.lineTo(left + width, y);
             ctx.stroke();
             ctx.setLineDash([]);
-            ctx.fillStyle = ctx.strokeStyle;
             ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
             ctx.textAlign = "right";
-            ctx.fillText(line.label, left + width - 4, y - 4);
+            // On the chart's ground, so that a trace running through the label does not hide it.
+            const w = ctx.measureText(line.label).width;
+            const h = 13 * devicePixelRatio;
+            ctx.fillStyle = ground;
+            ctx.fillRect(left + width - 6 - w, y - 3 - h, w + 4, h);
+            ctx.fillStyle = line.color ?? THRESHOLD_COLORS.warning;
+            ctx.fillText(line.label, left + width - 4, y - 4 - 2 * devicePixelRatio);
           }
           ctx.restore();
         },
@@ -120,8 +184,14 @@ function markersPlugin(markers) {
         (u) => {
           const { ctx } = u;
           const { top, height } = u.bbox;
+          const ground = themeColor("--field", "#fff");
           ctx.save();
-          for (const m of markers) {
+          ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+          // Labels never print over each other ("Opened" and "Closed" a second apart): a label
+          // that would meet the one before it goes a line lower.
+          /** @type {{ right: number, row: number }[]} */
+          const placed = [];
+          for (const m of [...markers].sort((a, b) => a.at - b.at)) {
             const x = u.valToPos(m.at / 1000, "x", true);
             ctx.strokeStyle = m.color ?? "#1a5fb4";
             ctx.lineWidth = 1.5 * devicePixelRatio;
@@ -129,9 +199,15 @@ function markersPlugin(markers) {
             ctx.moveTo(x, top);
             ctx.lineTo(x, top + height);
             ctx.stroke();
+            const width = ctx.measureText(m.label).width;
+            let row = 0;
+            while (placed.some((p) => p.row === row && p.right > x)) row++;
+            placed.push({ right: x + 4 + width + 4 * devicePixelRatio, row });
+            const baseline = top + (12 + row * 13) * devicePixelRatio;
+            ctx.fillStyle = ground;
+            ctx.fillRect(x + 2, baseline - 11 * devicePixelRatio, width + 4, 13 * devicePixelRatio);
             ctx.fillStyle = ctx.strokeStyle;
-            ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-            ctx.fillText(m.label, x + 4, top + 12 * devicePixelRatio);
+            ctx.fillText(m.label, x + 4, baseline);
           }
           ctx.restore();
         },
@@ -165,28 +241,75 @@ function yRangeWith(min, max, thresholds) {
  * min..max as a band (so that a spike survives the zoom-out), thresholds as dashed lines, markers
  * as verticals. Selecting a range with the mouse calls `onZoom(fromMs, toMs)`; the caller fetches
  * that range again at one bucket per pixel.
- * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string }} props
+ * `span`: the range asked, drawn whole however much of it holds readings (a year is a year wide).
+ * `compared`: the same tag in an earlier period, shifted onto this one (its label says which).
+ * `others`: more tags on the same time axis, each on the scale of its unit (an axis on the right
+ * for each unit other than the first tag's).
+ * @param {{ history: History | null | undefined, unit?: string, label?: string, thresholds?: Line[], markers?: Marker[], height?: number, onZoom?: (fromMs: number, toMs: number) => void, onPick?: (atMs: number) => void, title?: string, span?: { from: number, to: number }, compared?: { label: string, shiftMs: number, history: History } | null, others?: { label: string, unit: string, history: History }[] }} props
  */
-export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title }) {
+export function TrendChart({ history, unit = "", label = "value", thresholds = [], markers = [], height = 260, onZoom, onPick, title, span, compared, others = [] }) {
   const points = history?.points ?? [];
   /** @type {uPlot.AlignedData} */
-  const data = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
-  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}`;
+  const own = [points.map((p) => p.timestamp / 1000), points.map((p) => p.value), points.map((p) => p.min), points.map((p) => p.max)];
+  const before = compared?.history.points ?? [];
+  /** @type {uPlot.AlignedData[]} */
+  const more = [
+    ...others.map((o) => /** @type {uPlot.AlignedData} */ ([o.history.points.map((p) => p.timestamp / 1000), o.history.points.map((p) => p.value)])),
+    ...(compared ? [/** @type {uPlot.AlignedData} */ ([before.map((p) => (p.timestamp + compared.shiftMs) / 1000), before.map((p) => p.value)])] : []),
+  ];
+  /** @type {uPlot.AlignedData} */
+  const data = more.length ? uPlot.join([own, ...more]) : own;
+  const clock = timeAxis();
+  const scaleOf = (/** @type {string} */ u) => (u === unit ? "y" : `unit:${u}`);
+  const otherUnits = [...new Set(others.map((o) => o.unit).filter((u) => u !== unit))];
+  const key = `${label}|${unit}|${JSON.stringify(thresholds)}|${JSON.stringify(markers)}|${height}|${clock.key}|${span ? `${span.from}-${span.to}` : ""}|${compared?.label ?? ""}|${others.map((o) => o.label).join(",")}`;
   let zoomedAt = 0;
   const box = usePlot(
     (width) => ({
       width,
       height,
       title,
+      tzDate: clock.tzDate,
       cursor: { drag: { x: true, y: false, setScale: false } },
       // The limits stay in view (ISA-101: a value is read against its limits), within 4× the data's span.
-      scales: { x: { time: true }, y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) } },
-      axes: [{}, { label: unit, size: 60 }],
+      scales: {
+        x: { time: true, ...(span ? { range: () => /** @type {[number, number]} */ ([span.from / 1000, span.to / 1000]) } : {}) },
+        y: { range: (_u, min, max) => yRangeWith(min, max, thresholds) },
+        ...Object.fromEntries(otherUnits.map((u) => [scaleOf(u), {}])),
+      },
+      axes: [clock.axis, valueAxis(unit, 60), ...otherUnits.map((u) => ({ ...valueAxis(u, 60), scale: scaleOf(u), side: 1, grid: { show: false } }))],
       series: [
-        {},
-        { label, stroke: GREY, width: 1.5, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
-        { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
-        { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : v.toFixed(3)) },
+        clock.legend,
+        { label, stroke: themeColor("--ok", GREY), width: 1.5, spanGaps: more.length > 0, value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label: "min", stroke: "transparent", value: (_u, v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) },
+        { label: "max", stroke: "transparent", value: (_u, v) => (v == null ? "—" : `${v.toFixed(3)} ${unit}`) },
+        ...others.map((o, i) => ({
+          label: o.label,
+          scale: scaleOf(o.unit),
+          stroke: TAG_COLORS[i % TAG_COLORS.length],
+          width: 1.5,
+          spanGaps: true,
+          // Its readings fall at other times than the first tag's: the legend reads its latest at or before the cursor.
+          value: (/** @type {uPlot} */ u, /** @type {number | null} */ v, /** @type {number} */ si, /** @type {number | null} */ idx) => {
+            const held = v ?? heldValue(u.data[si], idx);
+            return held == null ? "—" : `${held.toFixed(3)} ${unitOf(o.unit)}`;
+          },
+        })),
+        ...(compared
+          ? [
+              {
+                label: compared.label,
+                stroke: themeColor("--stale", "#7a6f9b"),
+                width: 1.5,
+                dash: [6, 4],
+                spanGaps: true,
+                value: (/** @type {uPlot} */ u, /** @type {number | null} */ v, /** @type {number} */ si, /** @type {number | null} */ idx) => {
+                  const held = v ?? heldValue(u.data[si], idx);
+                  return held == null ? "—" : `${held.toFixed(3)} ${unitOf(unit)}`;
+                },
+              },
+            ]
+          : []),
       ],
       bands: [{ series: [3, 2], fill: BAND }],
       plugins: [thresholdsPlugin(thresholds), markersPlugin(markers)],
@@ -202,6 +325,13 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
           },
         ],
         ready: [
+          // The legend reads the latest values until the pointer is on the chart (not "—").
+          (u) => {
+            const own = u.data[1] ?? [];
+            let idx = own.length - 1;
+            while (idx >= 0 && own[idx] == null) idx--;
+            if (idx >= 0) u.setLegend({ idx });
+          },
           (u) => {
             if (!onPick) return;
             u.over.addEventListener("click", () => {
@@ -229,16 +359,18 @@ export function TrendChart({ history, unit = "", label = "value", thresholds = [
 export function BarChart({ times, values, unit = "", label = "value", limit, height = 200, title }) {
   /** @type {uPlot.AlignedData} */
   const data = [times.map((t) => t / 1000), values];
-  const key = `${label}|${unit}|${limit?.value}|${height}`;
+  const clock = timeAxis();
+  const key = `${label}|${unit}|${limit?.value}|${height}|${clock.key}`;
   const box = usePlot(
     (width) => ({
       width,
       height,
       title,
+      tzDate: clock.tzDate,
       // Bars start at zero: a bar's height is its amount (a 1 % difference must not look like double).
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max ?? 0, limit?.value ?? 0, 1e-9) * 1.1] } },
-      axes: [{}, { label: unit, size: 50 }],
-      series: [{}, { label, stroke: GREY, fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
+      axes: [clock.axis, valueAxis(unit, 50)],
+      series: [clock.legend, { label, stroke: themeColor("--ok", GREY), fill: "rgba(128,140,150,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
       plugins: limit ? [thresholdsPlugin([limit])] : [],
     }),
     data,

@@ -4,7 +4,7 @@
 // and the site → plant → function → asset selects filled from the list routes.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, get } from "./api.js";
-import { ErrorNote, Field, Loading, Table, html, useGet } from "./ui.js";
+import { ErrorNote, Field, Loading, Problems, Table, html, useGet } from "./ui.js";
 
 /** @typedef {import("./api.js").Failure} Failure */
 /** @typedef {import("./api.js").User} User */
@@ -51,6 +51,10 @@ export function withField(e) {
  * @param {string} name
  */
 export function errorFor(error, name) {
+  if (error instanceof Problems) {
+    const key = Object.keys(error.map).find((f) => f === name || f.startsWith(`${name}[`) || f.startsWith(`${name}.`));
+    return key === undefined ? null : error.map[key];
+  }
   if (!(error instanceof ApiError) || !error.field) return null;
   const f = error.field;
   return f === name || f.startsWith(`${name}[`) || f.startsWith(`${name}.`) ? error.message : null;
@@ -127,7 +131,8 @@ export function EditorForm({ title, submit, submitLabel = "Save", onCancel, chil
   const { error, busy, onSubmit } = submit;
   useLayoutEffect(() => {
     if (!error) return setGeneral(false);
-    const f = error instanceof ApiError ? error.field : null;
+    // The first input at fault (the page's problems in the form's order, or the one the service names).
+    const f = error instanceof Problems ? (Object.keys(error.map)[0] ?? null) : error instanceof ApiError ? error.field : null;
     const target = f ? ref.current?.querySelector(`[name="${cssName(f)}"], [data-field="${cssName(f)}"]`) : null;
     setGeneral(!target);
     if (target) {
@@ -171,7 +176,8 @@ export function CheckList({ legend, name, options, value, onChange, error, hint,
       ${all.length === 0 ? html`<span class="muted small">None to choose</span>` : null}
       ${all.map((o) => html`<${Check} key=${o.value} label=${o.label} checked=${value.includes(o.value)} onChange=${(/** @type {boolean} */ on) => toggle(o.value, on)} />`)}
     </div>
-    ${mine ? html`<span class="field-error" role="alert">${mine}</span>` : hint ? html`<span class="hint">${hint}</span>` : null}
+    ${hint ? html`<span class="hint">${hint}</span>` : null}
+    ${mine ? html`<span class="field-error" role="alert">${mine}</span>` : null}
   </fieldset>`;
 }
 

@@ -176,14 +176,14 @@ export {};
  */
 
 /**
- * An asset of `GET /_config/assets/{id}`: the list's fields, its attributes and its place's ids.
- * @typedef {Asset & { attributes: AssetAttributes, function_id: string, plant_id: string, site_id: string }} AssetDetail
+ * An asset of `GET /_config/assets/{id}`: the list's fields and its attributes (its place by name only).
+ * @typedef {Asset & { attributes: AssetAttributes }} AssetDetail
  */
 
 /**
  * A monitor as the asset page shows it: from the configuration (tags with units and thresholds),
  * or, for a user without the Configuration module, the names the latest values carry.
- * @typedef {{ monitor_id: string, monitor_name: string, monitor_type: string, tags: AssetTag[], gateway?: unknown, specs?: Record<string, unknown> }} AssetMonitor
+ * @typedef {{ monitor_id: string, monitor_name: string, monitor_type: string, tags: AssetTag[], gateway?: unknown, specs?: Record<string, unknown>, function_id?: string }} AssetMonitor
  * @typedef {{ tag_id?: string, tag_name: string, tag_desc?: string, tag_unit: string, thresholds: Thresholds }} AssetTag
  */
 
@@ -271,6 +271,17 @@ export {};
  * @property {string | null} assignee
  * @property {boolean} suppressed
  * @property {string} reason
+ */
+
+/**
+ * An active alert as `GET /_alerting/alerts/_active` lists it: the alert and where it stands.
+ * @typedef {Alert & { asset_id: string | null, function_id: string | null, plant_id: string, site_id: string }} PlacedAlert
+ */
+
+/**
+ * The alarm summary of the caller's scope (`GET /_alerting/alerts/_active`): the active alerts by
+ * severity (shelved apart), those unacknowledged, the shelved count, the active alerts newest first.
+ * @typedef {{ unacknowledged: SeverityCounts, active: SeverityCounts, shelved: number, alerts: PlacedAlert[] }} ActiveAlerts
  */
 
 /**

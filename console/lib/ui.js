@@ -7,6 +7,7 @@ import { h } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { ApiError, get } from "./api.js";
+import { formatTime } from "./prefs.js";
 
 /** @typedef {import("./api.js").Failure} Failure */
 /** @typedef {import("preact").ComponentChildren} Children */
@@ -132,6 +133,12 @@ export function toneOfColor(color) {
 }
 
 /**
+ * A unit as people write it: the spec spells kilowatts `KW`; the SI symbol is kW.
+ * @param {string} unit
+ */
+export const unitOf = (unit) => (unit === "KW" ? "kW" : unit);
+
+/**
  * A number with its unit, `digits` significant decimals; "—" for none.
  * @param {unknown} value
  */
@@ -139,18 +146,23 @@ export function num(value, unit = "", digits = 2) {
   if (value === null || value === undefined || value === "" || Number.isNaN(Number(value))) return "—";
   const n = Number(value);
   const text = Math.abs(n) >= 1000 ? n.toLocaleString(undefined, { maximumFractionDigits: 0 }) : n.toLocaleString(undefined, { maximumFractionDigits: digits });
-  return unit ? `${text} ${unit}` : text;
+  return unit ? `${text} ${unitOf(unit)}` : text;
 }
 
+/** A monitor type (the API's `condition-monitor`) in words: "Condition monitor". */
+export const monitorKind = (/** @type {string | null | undefined} */ type) => {
+  const t = String(type ?? "");
+  return t ? `${t[0].toUpperCase()}${t.slice(1).replace(/-/g, " ")}` : "";
+};
+
 /**
- * A time in the browser's zone, to the minute (seconds when `seconds`).
+ * Every time the console shows, in one format with its zone (lib/prefs.js's `formatTime`): to the
+ * minute, seconds when `seconds`; `siteZone` the record's site zone when the view knows it.
  * @param {unknown} value epoch ms or a date text
+ * @param {string | null} [siteZone]
  */
-export function time(value, seconds = false) {
-  if (value === null || value === undefined || value === "") return "—";
-  const d = typeof value === "number" ? new Date(value) : new Date(String(value));
-  if (Number.isNaN(d.getTime())) return String(value);
-  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: seconds ? "2-digit" : undefined });
+export function time(value, seconds = false, siteZone = null) {
+  return formatTime(value, { seconds, siteZone });
 }
 
 /**
@@ -167,17 +179,43 @@ export function age(value, now = Date.now()) {
   return `${Math.round(s / 86400)} d ago`;
 }
 
+/**
+ * What a page found wrong in a form before sending it, every problem at once: each input's name
+ * (as the service would name it: `triggers[0].minimum_duration`) → what is wrong, in plain words.
+ * Thrown by a form's submission like an ApiError, and shown the same way, beside each field.
+ */
+export class Problems extends Error {
+  /** @param {Record<string, string>} map */
+  constructor(map) {
+    super(Object.values(map)[0] ?? "");
+    this.map = map;
+  }
+}
+
+/**
+ * The message of `error` for the input `name`: the page's own problem with it, or the service's
+ * error when it names it.
+ * @param {unknown} error
+ * @param {string | undefined} name
+ * @returns {string | null}
+ */
+export function messageFor(error, name) {
+  if (name === undefined) return null;
+  if (error instanceof Problems) return error.map[name] ?? null;
+  return error instanceof ApiError && error.field === name ? error.message : null;
+}
+
 let fieldSeq = 0;
 /**
- * A labelled form field; the service's error for this field (ApiError.field === name) is shown
- * next to it and announced. `as` is "input" (default), "select" or "textarea"; the other props
- * go to the control.
+ * A labelled form field; the page's problem with it or the service's error naming it
+ * (ApiError.field === name) is shown next to it and announced, under its hint, which stays. `as`
+ * is "input" (default), "select" or "textarea"; the other props go to the control.
  * @param {{ label: Children, name?: string, error?: unknown, as?: "input" | "select" | "textarea", children?: Children, hint?: Children, [attribute: string]: unknown }} props
  */
 export function Field({ label, name, error, as = "input", children, hint, ...rest }) {
   const id = useRef(`f${++fieldSeq}`).current;
-  const mine = error instanceof ApiError && error.field === name ? error.message : null;
-  const describedBy = mine ? `${id}-err` : hint ? `${id}-hint` : undefined;
+  const mine = messageFor(error, name);
+  const describedBy = [hint ? `${id}-hint` : "", mine ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
   const control =
     as === "select"
       ? html`<select id=${id} name=${name} aria-invalid=${mine ? "true" : undefined} aria-describedby=${describedBy} ...${rest}>${children}</select>`
@@ -187,7 +225,8 @@ export function Field({ label, name, error, as = "input", children, hint, ...res
   return html`<div class="field">
     <label for=${id}>${label}</label>
     ${control}
-    ${mine ? html`<span class="field-error" id=${`${id}-err`} role="alert">${mine}</span>` : hint ? html`<span class="hint" id=${`${id}-hint`}>${hint}</span>` : null}
+    ${hint ? html`<span class="hint" id=${`${id}-hint`}>${hint}</span>` : null}
+    ${mine ? html`<span class="field-error" id=${`${id}-err`} role="alert">${mine}</span>` : null}
   </div>`;
 }
 

@@ -11,6 +11,10 @@ import { callAs, errorText } from "../call";
 import { optionalText } from "../format";
 import type { AdminCommand, ReplContext } from "../types";
 
+/** The bearing temperature's warning limit, which the demo watcher fires at, and the reading the REPL prints. */
+const TEMPERATURE_WARNING = 85;
+const DEMO_READING = 88;
+
 interface Created {
   id: string;
   ingest_key?: string;
@@ -60,12 +64,13 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
     }
   }
 
+  // The demo plant is in Pune: its times are India's (the console shows each record in its site's zone).
   await step("site", "config.sites.create", {
     site_name: name,
-    location: "Demo Town",
-    timezone: "Europe/Berlin",
-    latitude: "52.52",
-    longitude: "13.405",
+    location: "Pune, India",
+    timezone: "Asia/Kolkata",
+    latitude: "18.52",
+    longitude: "73.86",
     retention_period: 180,
     edge_firmware: { current_version: "1.0.0", previous_version: "" },
   });
@@ -92,7 +97,7 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
   );
 
   const vibration = [tag("vel_x", "Velocity x", "mm/s", [2.8, 4.5, 7.1]), tag("vel_y", "Velocity y", "mm/s", [2.8, 4.5, 7.1])];
-  const process = [tag("temperature", "Bearing temperature", "°C", [60, 75, 85]), tag("pressure", "Discharge pressure", "bar")];
+  const process = [tag("temperature", "Bearing temperature", "°C", [60, 75, TEMPERATURE_WARNING]), tag("pressure", "Discharge pressure", "bar")];
   const energy = [tag("energy", "Active energy", "kWh"), tag("power", "Active power", "kW"), tag("voltage", "Voltage", "V"), tag("current", "Current", "A")];
   await step(
     "monitor:condition",
@@ -103,8 +108,9 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
   await step(
     "monitor:process",
     "config.monitors.create",
-    { monitor_name: `${name} Pump Process`, monitor_type: "process-monitor", function_id: ids["function:pumping"], tags: process },
-    ["function:pumping"],
+    // On the pump: its bearing temperature is the pump's, and the pump's page shows its alarm.
+    { monitor_name: `${name} Pump Process`, monitor_type: "process-monitor", asset_id: ids["asset:pump"], tags: process },
+    ["asset:pump"],
   );
   await step(
     "monitor:energy",
@@ -171,9 +177,12 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
             name: "Bearing too hot",
             // One reading past the threshold fires it, so the printed curl shows an alert and its email at once.
             minimum_duration: "0s",
+            // The simulator's next, calm reading does not close it at once: it stays for a person to see.
+            clear_delay: "5m",
             severity: 1,
             trigger_relation: "AND",
-            condition: [{ comparison: ">=", monitor_id: ids["monitor:process"], tag_id: process[0]!.tag_id, threshold: "80" }],
+            // The tag's own warning limit (thresholds 60 / 75 / 85 °C above).
+            condition: [{ comparison: ">=", monitor_id: ids["monitor:process"], tag_id: process[0]!.tag_id, threshold: String(TEMPERATURE_WARNING) }],
             notifyTo: { email: true, sms: false, whatsapp: false, users: [notify] },
           },
         ],
@@ -189,12 +198,14 @@ export async function seedDemo(ctx: ReplContext, name: string, apiUrl: string, n
 
   if (pipeline?.ingest_key) {
     const temperature = process[0]!;
-    const reading = `{"readings":[{"monitor_id":"${ids["monitor:process"]}","tag_id":"${temperature.tag_id}","ts":'$(date +%s000)',"value":85}]}`;
+    // Stamped to the millisecond now (node is there wherever the project runs; `date +%s%3N` is GNU's
+    // only): a reading stamped to the whole second could fall behind the simulator's newest and be passed over.
+    const reading = `{"readings":[{"monitor_id":"${ids["monitor:process"]}","tag_id":"${temperature.tag_id}","ts":'$(node -p 'Date.now()')',"value":${DEMO_READING}}]}`;
     lines.push(
       "",
       "Feed it from the gateway simulator (from the project's folder; it streams once the pipeline is started: pipeline-start <pipelineId>):",
       `  npm run simulate -- --url ${apiUrl} --pipeline ${pipeline.id} --key ${pipeline.ingest_key}`,
-      "Or send one reading as the gateway would (the watcher fires on a bearing temperature of 80 or more):",
+      `Or send one reading as the gateway would (the watcher fires on a bearing temperature of ${TEMPERATURE_WARNING} °C or more, the tag's warning limit, and the alert stays 5 min after it cools):`,
       `  curl -X POST ${apiUrl}/_ingest/pipelines/${pipeline.id}/readings -H 'Authorization: Bearer ${pipeline.ingest_key}' -H 'Content-Type: application/json' -d '${reading}'`,
       "Tags (monitor_id:tag_id) of the pipeline:",
       ...mapped.map(({ t, monitor }) => `  ${t.tag_name.padEnd(12)} ${ids[monitor]}:${t.tag_id}`),

@@ -9,7 +9,7 @@ import type { AlertingActions, Ctx } from "./alerting.types";
 import * as alerts from "./alerts";
 import { ALERT_FILTER_FIELDS, ALERT_FILTER_PARAMS, PLACE_ERRORS, type AlertFilterParams } from "./alerts.filters";
 import { MSG } from "./messages";
-import { EXAMPLE_ALERT, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
+import { EXAMPLE_ALERT, EXAMPLE_PLACE, FUNCTION_FIELD, RANGE_FIELDS } from "./openapi";
 
 const text = { type: "string", max: MAX_TEXT } as const;
 const range = { from: { ...text, optional: true }, to: { ...text, optional: true } } as const;
@@ -17,6 +17,12 @@ const lists = { unknown: MSG.excessInputs } as const;
 const NOTE_MAX = 4000;
 
 const COUNT_EXAMPLE = { high: 2, medium: 5, low: 11 };
+const ACTIVE_EXAMPLE = {
+  unacknowledged: { high: 1, medium: 0, low: 0 },
+  active: { high: 1, medium: 0, low: 0 },
+  shelved: 0,
+  alerts: [{ ...EXAMPLE_ALERT, state: "active", end_time: null, ack_state: "unacknowledged", acked_by: null, acked_at: null, ...EXAMPLE_PLACE }],
+};
 const TREND_EXAMPLE = {
   high: [{ time: 1769817600000, total: 1 }, { time: 1769821200000, total: 0 }],
   medium: [{ time: 1769817600000, total: 0 }, { time: 1769821200000, total: 2 }],
@@ -78,6 +84,26 @@ export const ALERT_ACTIONS: AlertingActions = {
     },
     async handler(ctx: Ctx<AlertFilterParams & { asset_id?: string; is_hidden: number; from?: string; to?: string; limit?: number; offset?: number }>) {
       return alerts.list(this.use(ctx), ctx.params);
+    },
+  },
+
+  /** The console's alarm summary: one request for the caller's whole scope (docs/api-tour.md, "The alarm summary"). */
+  "alerts.active": {
+    http: {
+      routes: ["GET /_alerting/alerts/_active"],
+      group: "alerts",
+      summary: "Active alerts of the caller's scope",
+      description:
+        "Every site, plant and function the caller may see, in one answer: the active alerts by severity class (shelved ones not counted), " +
+        "those of them not yet acknowledged, how many are shelved, and the active alerts themselves (shelved included), newest first, " +
+        `at most ${alerts.ACTIVE_LIST_MAX}, each with its asset, function, plant and site ids. The console's alarm summary reads it.`,
+      fields: {},
+      answer: { schema: "$ActiveAlerts", example: ACTIVE_EXAMPLE },
+      errors: [[400, MSG.excessInputs]],
+    },
+    params: { $$messages: lists },
+    async handler(ctx: Ctx<Record<string, never>>) {
+      return alerts.active(this.use(ctx));
     },
   },
 

@@ -181,6 +181,28 @@ export async function alertStarts(q: Queryable, p: AlertQuery): Promise<{ start:
   return found.map((r) => ({ start: Number(r.start_ts), severity: r.severity }));
 }
 
+/**
+ * The caller's active alerts, newest first, at most `limit` (the console's alarm summary): read
+ * through the partial indexes on active alerts, so its cost follows the alerts standing, not the history.
+ */
+export async function activeAlerts(q: Queryable, scope: Scope, limit: number): Promise<AlertRow[]> {
+  const params: unknown[] = [];
+  const where = `state = 'active'${scopeClause(scope, params)}`;
+  params.push(limit);
+  return rows<AlertRow>(q, `SELECT * FROM alerts WHERE ${where} ORDER BY start_ts DESC, alert_id LIMIT $${params.length}`, params);
+}
+
+/** The caller's active alerts counted by severity, acknowledgement and whether shelved at `now`. */
+export async function activeCounts(q: Queryable, scope: Scope, now: number): Promise<{ severity: number; unacknowledged: boolean; shelved: boolean; n: number }[]> {
+  const params: unknown[] = [now];
+  return rows(
+    q,
+    `SELECT severity, ack_state = 'unacknowledged' AS unacknowledged, coalesce(shelved_until > $1, false) AS shelved, count(*)::int AS n
+       FROM alerts WHERE state = 'active'${scopeClause(scope, params)} GROUP BY 1, 2, 3`,
+    params,
+  );
+}
+
 export async function getAlert(q: Queryable, alert_id: string): Promise<AlertRow | null> {
   const found = await rows<AlertRow>(q, `SELECT * FROM alerts WHERE alert_id = $1`, [alert_id]);
   return found[0] ?? null;

@@ -20,7 +20,7 @@ import { isShelved, mayShelve, transition, type Actor, type AckState, type Histo
 import { MSG } from "./messages";
 import type { AlertingPort } from "./port";
 import { alertInScope, placeInScope, unknownAlert } from "./scope";
-import { severityKey, severityName, type SeverityName } from "./severity";
+import { severityKey, severityName, type SeverityKey, type SeverityName } from "./severity";
 import { isoWithOffset, rangeOf, type Range } from "./time";
 import { bucketCount, MAX_BUCKETS, trendOf, type Trend } from "./trend";
 
@@ -163,6 +163,40 @@ export async function list(
   port.setTotal(total);
   const now = Date.now();
   return rows.map((row) => alertView(row, now));
+}
+
+/** At most this many active alerts are listed by `active` (its counts count them all). */
+export const ACTIVE_LIST_MAX = 500;
+
+/** An active alert as the alarm summary lists it: the alert and where it stands. */
+export type PlacedAlertView = AlertView & Pick<AlertRow, "asset_id" | "function_id" | "plant_id" | "site_id">;
+
+/**
+ * The alarm summary of the caller's whole scope (docs/api-tour.md, "The alarm summary"): the
+ * active alerts by severity, those still unacknowledged, the shelved apart (a shelved alert is not
+ * counted as active), and the active alerts themselves, newest first.
+ */
+export interface ActiveAlerts {
+  unacknowledged: Record<SeverityKey, number>;
+  active: Record<SeverityKey, number>;
+  shelved: number;
+  alerts: PlacedAlertView[];
+}
+
+export async function active(port: AlertingPort): Promise<ActiveAlerts> {
+  const now = Date.now();
+  const [counts, found] = await Promise.all([repo.activeCounts(port.db, port.scope, now), repo.activeAlerts(port.db, port.scope, ACTIVE_LIST_MAX)]).catch(failed);
+  const result: ActiveAlerts = { unacknowledged: { high: 0, medium: 0, low: 0 }, active: { high: 0, medium: 0, low: 0 }, shelved: 0, alerts: [] };
+  for (const c of counts) {
+    if (c.shelved) {
+      result.shelved += c.n;
+      continue;
+    }
+    result.active[severityKey(c.severity)] += c.n;
+    if (c.unacknowledged) result.unacknowledged[severityKey(c.severity)] += c.n;
+  }
+  result.alerts = found.map((row) => ({ ...alertView(row, now), asset_id: row.asset_id, function_id: row.function_id, plant_id: row.plant_id, site_id: row.site_id }));
+  return result;
 }
 
 /** By function or by trigger (the spec's requests use one of the two). */

@@ -80,6 +80,9 @@ export const EXAMPLE_ALERT = {
   reason: "condition",
 };
 
+/** Where an alert stands, as the alarm summary lists it. */
+export const EXAMPLE_PLACE = { asset_id: "2b3c4d5e-6f70-4a8b-9c0d-1e2f3a4b5c6d", function_id: FUNCTION_ID, plant_id: PLANT_ID, site_id: SITE_ID };
+
 export const ALERTING_SCHEMAS = {
   Condition: obj(
     {
@@ -196,6 +199,25 @@ export const ALERTING_SCHEMAS = {
     watcher_id: uuid("the trigger's watcher", WATCHER_ID),
     watcher_name: described(str, "the watcher's name", "Pump bearings"),
     ...ALERT_LIFECYCLE_FIELDS,
+  }),
+  ActiveAlerts: obj({
+    unacknowledged: described(obj(byClass(int, "active alerts, not shelved, not yet acknowledged")), "what still wants an operator, by severity class"),
+    active: described(obj(byClass(int, "active alerts, not shelved")), "the active alerts by severity class; shelved ones are counted apart"),
+    shelved: described(int, "active alerts shelved now"),
+    alerts: described(
+      arr({
+        allOf: [
+          ref("Alert"),
+          obj({
+            asset_id: described({ type: ["string", "null"], format: "uuid" }, "the asset of its monitor; null when the monitor has none", EXAMPLE_PLACE.asset_id),
+            function_id: described({ type: ["string", "null"], format: "uuid" }, "its function; null for a gateway's alerts placed at the plant", FUNCTION_ID),
+            plant_id: uuid("its plant", PLANT_ID),
+            site_id: uuid("its site", SITE_ID),
+          }),
+        ],
+      }),
+      "the active alerts, shelved included, newest first",
+    ),
   }),
   AlertCount: obj(byClass(int, "alerts that started in the range")),
   AlertTrend: obj(

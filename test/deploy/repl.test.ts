@@ -151,7 +151,7 @@ describe("REPL commands", () => {
     const lines = out.split("\n");
     expect(lines[0]).toMatch(/^site_id\s+site_name\s+location\s+timezone\s+retention_days$/);
     expect(lines[1]).toMatch(/^-+( +-+){4}$/);
-    expect(lines.slice(2).find((l) => l.startsWith(siteId))).toMatch(/Repl Demo\s+Demo Town\s+Europe\/Berlin\s+180$/);
+    expect(lines.slice(2).find((l) => l.startsWith(siteId))).toMatch(/Repl Demo\s+Pune, India\s+Asia\/Kolkata\s+180$/);
   });
 
   it("plants lists the plants of every site, or of one, with their counts", async () => {
@@ -278,7 +278,7 @@ describe("npm run repl", () => {
     try {
       await waitFor(/ims:test-[0-9a-f]+ \$/);
       child.stdin.write("sites\n");
-      await waitFor(/Repl Demo\s+Demo Town/);
+      await waitFor(/Repl Demo\s+Pune, India/);
       child.stdin.write("help\n");
       await waitFor(/seed-demo/);
       expect(out).toMatch(/history \[options\] <monitorId> <tag> <from> <to>\s+A tag's history as a table/);

@@ -141,8 +141,8 @@ describe("pipelines", () => {
     await registered.waitFor();
     await expect(registered.getByRole("row").allTextContents()).resolves.toEqual([
       "MonitorTypeSlaveTagsDevice",
-      "Meter A opsenergy-monitor1Energy (kWh), Power (kW)registered",
-      "Meter B opsenergy-monitor2Energy (kWh), Power (kW)registered",
+      "Meter A opsEnergy monitor1Energy (kWh), Power (kW)registered",
+      "Meter B opsEnergy monitor2Energy (kWh), Power (kW)registered",
     ]);
     const latest = detail.getByRole("table", { name: /^3,840 events received in all/ });
     await expect(latest.textContent()).resolves.toMatch(/Meter B opsEnergy\d[\d,.]* kWh/);
@@ -162,8 +162,8 @@ describe("energy", () => {
     const rowB = meters.getByRole("row", { name: /Meter B ops/ });
     await rowB.waitFor();
     // 10 kW against 30 kW over the same hours: a quarter and three quarters of the function.
-    await expect(rowA.textContent()).resolves.toMatch(/Meter A ops\d+(\.\d+)? MWh25 %10 KW/);
-    await expect(rowB.textContent()).resolves.toMatch(/Meter B ops\d+(\.\d+)? MWh75 %30 KW/);
+    await expect(rowA.textContent()).resolves.toMatch(/Meter A ops\d+(\.\d+)? MWh25 %10 kW/);
+    await expect(rowB.textContent()).resolves.toMatch(/Meter B ops\d+(\.\d+)? MWh75 %30 kW/);
     const plantShare = page.getByRole("region", { name: "Consumption by function" }).getByRole("row", { name: /Cooling ops/ });
     await expect(plantShare.textContent()).resolves.toMatch(/Cooling ops2\d+(\.\d+)? MWh100 %/);
 
@@ -221,7 +221,11 @@ describe("notebooks", () => {
     await page.getByLabel("Until (UTC)").fill("2099-12-31T18:00");
     await page.getByRole("button", { name: "Schedule", exact: true }).click();
     await expect(page.getByRole("form", { name: "Schedule" }).getByRole("status").textContent()).resolves.toBe("✓ Success");
-    await page.getByRole("row", { name: /Energy check.*Mondays at 06:30 UTC, until 2099-12-31 18:00 UTC/ }).waitFor();
+    // Kept in UTC, shown in the display zone like every time: chosen here as UTC.
+    await page.getByText("Display", { exact: true }).click();
+    await page.getByLabel("Display time zone").selectOption("UTC");
+    await page.getByText("Display", { exact: true }).click();
+    await page.getByRole("row", { name: /Energy check.*Mondays at 06:30 \(UTC\), until 2099-12-31 18:00 \(UTC\)/ }).waitFor();
     expect((await all())[0]).toMatchObject({ status: "Scheduled", schedule: { period: "Monday", time: "06:30", until: "2099-12-31 18:00" } });
 
     await page.getByRole("button", { name: "Add cell" }).click();

@@ -70,10 +70,10 @@ async function doneNote(text: string | RegExp): Promise<string> {
   return (await note.textContent()) ?? "";
 }
 
-/** The message shown next to a field (Field's `aria-describedby`), once it is marked invalid. */
+/** The message shown next to a field (the last of Field's `aria-describedby`, after its hint), once it is marked invalid. */
 async function fieldError(field: Locator): Promise<string> {
   await field.and(page.locator('[aria-invalid="true"]')).waitFor();
-  const id = await field.getAttribute("aria-describedby");
+  const id = (await field.getAttribute("aria-describedby"))?.split(" ").pop();
   return (await page.locator(`[id="${id}"]`).textContent()) ?? "";
 }
 
@@ -370,7 +370,8 @@ describe("watchers", () => {
     await tier.getByLabel("After").fill("15m");
     await tier.getByRole("group", { name: "Escalate to" }).getByLabel("admin@localhost").check();
     await form.getByRole("button", { name: "Create" }).click();
-    await expect(fieldError(trigger.getByLabel("Clear delay"))).resolves.toBe("Invalid input: triggers[0].clear_delay");
+    // Named in plain words beside the input, before anything is sent (the console's own check).
+    await expect(fieldError(trigger.getByLabel("Clear delay"))).resolves.toBe("Write a duration such as 30s, 5m or 2h, or leave it empty.");
     await shot(page, "console-settings-watchers-error");
     expect(await list<Row>(`/_alerting/watchers/_list?function_id=${made.function}`)).toEqual([]);
 

@@ -3,9 +3,10 @@
 // does with it (acknowledge, shelve, unshelve, assign, note) answered in the service's words,
 // its history oldest first, and the trend of the watched tags around the opening with the
 // thresholds drawn, so that one sees how it came and whether it is going.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { get, post, put } from "../../lib/api.js";
 import { AckState, AlertFlags, AlertState, duration, may, sevKey, tagNames, useWidth } from "../../lib/alerts.js";
+import { refreshAlarms } from "../../lib/alarms.js";
 import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
 import { ErrorNote, Field, FormResult, Loading, Page, Severity, html, num, time, useData, useForm } from "../../lib/ui.js";
 
@@ -52,12 +53,26 @@ function Facts({ alert }) {
     ${row("Monitor", html`${alert.monitor}${tagNames(alert) ? html` <span class="muted small">· ${tagNames(alert)}</span>` : null}`)}
     ${row("Reason", alert.reason === "no_data" ? html`<span class="flag flag-nodata"><span aria-hidden="true">◌ </span>No data</span>` : "Condition held")}
     ${row("Started", time(alert.start_time, true))}
-    ${row(alert.state === "active" ? "Active for" : "Lasted", html`${duration(alert.duration)}${alert.end_time ? html`<div class="small muted">closed ${time(alert.end_time, true)}</div>` : null}`)}
+    ${row(alert.state === "active" ? "Active for" : "Lasted", html`${alert.state === "active" ? html`<${Since} start=${alert.start_time} />` : duration(alert.duration)}${alert.end_time ? html`<div class="small muted">closed ${time(alert.end_time, true)}</div>` : null}`)}
     ${row("Shelved until", alert.shelved_until ? time(alert.shelved_until, true) : "Not shelved")}
     ${row("Assignee", alert.assignee ?? "Nobody")}
     ${row("Suppressed", alert.suppressed ? "Yes: opened in a maintenance window (not notified)" : "No")}
     ${row("Note", alert.note ? html`<span class="note-text">${alert.note}</span>` : html`<span class="muted">None</span>`)}
   </dl>`;
+}
+
+/**
+ * How long an active alert has held, counted on the page each second (the fetch every 5 s would
+ * leave it standing still in between).
+ * @param {{ start: string }} props
+ */
+function Since({ start }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return html`<span class="since">${duration((now - Date.parse(start)) / 1000)}</span>`;
 }
 
 /** A small form of one action: its fields, its button, the service's answer under it. */
@@ -90,6 +105,7 @@ function Actions({ alert, onChanged }) {
   /** @param {unknown} answer */
   const then = (answer) => {
     onChanged();
+    refreshAlarms();
     return answer;
   };
   return html`<section aria-labelledby="actions-title">

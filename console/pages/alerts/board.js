@@ -2,10 +2,12 @@
 // The alerts board: active and recent alerts across the caller's scope, filtered by plant,
 // function, severity, state and acknowledgement (the filters live in the hash, so that the
 // overview's `#/alerts?function_id=<id>` link, a bookmark and the back button keep them),
-// refreshed every 2.5 s without a reload; acknowledge one or many.
-import { useMemo, useState } from "preact/hooks";
+// reloaded whenever the page's one alarm summary (lib/alarms.js) sees an alarm open, close, be
+// acknowledged or shelved (an idle board asks nothing else but every 5 min); acknowledge one or many.
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { refreshAlarms, useAlarms } from "../../lib/alarms.js";
 import { queryString, post } from "../../lib/api.js";
-import { AckState, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
+import { AckState, AlertCondition, AlertFlags, AlertState, AlertTabs, alertHref, duration, listAlerts, loadPlaces, placeKeys, plantOfFunction, plantsOf, sevKey, tagNames } from "../../lib/alerts.js";
 import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "../../lib/ui.js";
 
 /** @typedef {import("../../lib/types.js").Alert} Alert */
@@ -18,7 +20,15 @@ import { ErrorNote, Loading, Page, Severity, age, html, time, useData } from "..
  */
 /** @typedef {(label: string, key: string, value: string, options: Children) => Children} FilterSelect */
 
-const REFRESH_MS = 2500;
+/**
+ * The board's own reload, besides every change the alarm summary sees (an alarm opened, closed,
+ * acknowledged, shelved): a safety net for what the summary cannot see (past its 500 alarms).
+ */
+const REFRESH_MS = 300_000;
+/** The caller's places (for the filters and the per-site lists) are read again this often. */
+const PLACES_MS = 600_000;
+/** An active alarm's "for …" is counted on the page, re-drawn this often. */
+const TICK_MS = 15_000;
 const PAGE = 200;
 const BULK_MAX = 500; // the bulk acknowledge's most ids per request (the service refuses more)
 
@@ -184,18 +194,6 @@ function Summary({ alerts, total }) {
   </p>`;
 }
 
-/**
- * A start time as short as it can be read: the time of day today, with the date before.
- * @param {string} iso
- */
-function shortTime(iso) {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  const today = d.toDateString() === new Date().toDateString();
-  const clock = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-  return today ? clock : `${d.toLocaleDateString(undefined, { month: "short", day: "numeric" })}, ${clock}`;
-}
-
 /** @param {{ alert: Alert, selected: boolean, onSelect: (id: string, on: boolean) => void, onAck: (alert: Alert) => void, busy: boolean }} props */
 function AlertRow({ alert, selected, onSelect, onAck, busy }) {
   const unacked = alert.ack_state !== "acknowledged";
@@ -208,11 +206,12 @@ function AlertRow({ alert, selected, onSelect, onAck, busy }) {
     <td class="what">
       <a href=${alertHref(alert._id)}>${alert.trigger_name}</a>
       <div class="muted small">${alert.asset ? `${alert.asset} · ` : ""}${alert.monitor}${tagNames(alert) ? ` · ${tagNames(alert)}` : ""}</div>
+      <${AlertCondition} alert=${alert} />
       <div class="muted small">${alert.watcher_name}</div>
       <${AlertFlags} alert=${alert} />
     </td>
-    <td class="when">${shortTime(alert.start_time)}<div class="muted small">${age(alert.start_time)}</div></td>
-    <td><${AlertState} alert=${alert} /><div class="muted small">${alert.state === "active" ? "for " : "lasted "}${duration(alert.duration)}</div></td>
+    <td class="when">${time(alert.start_time, true)}<div class="muted small">${age(alert.start_time)}</div></td>
+    <td><${AlertState} alert=${alert} /><div class="muted small">${alert.state === "active" ? `for ${duration((Date.now() - Date.parse(alert.start_time)) / 1000)}` : `lasted ${duration(alert.duration)}`}</div></td>
     <td><${AckState} alert=${alert} who /><div class="muted small">${alert.acked_at ? time(alert.acked_at) : ""}</div></td>
     <td class="act">${unacked ? html`<button type="button" disabled=${busy} onClick=${() => onAck(alert)}>Acknowledge</button>` : null}</td>
   </tr>`;
@@ -227,7 +226,12 @@ export function AlertBoard({ user, route }) {
   const [result, setResult] = useState(/** @type {string | null} */ (null));
   const [actionError, setActionError] = useState(/** @type {unknown} */ (null));
 
-  const places = useData(() => loadPlaces(user), [user.username], 60_000);
+  const places = useData(() => loadPlaces(user), [user.username], PLACES_MS);
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), TICK_MS);
+    return () => clearInterval(timer);
+  }, []);
   const days = sinceOf(filters.since)[2];
   const needPlaces = !filters.function_id && !filters.plant_id && !filters.site_id;
   const { data, error, reload } = useData(
@@ -251,6 +255,11 @@ export function AlertBoard({ user, route }) {
     [JSON.stringify(filters), limit, needPlaces ? places.data : null],
     REFRESH_MS,
   );
+  // A change the alarm summary saw (the summary polls the whole scope in one request) reloads the board.
+  const { version } = useAlarms();
+  useEffect(() => {
+    if (version) void reload();
+  }, [version]);
   const alerts = data?.alerts ?? [];
   const shown = useMemo(() => new Set(alerts.map((a) => a._id)), [alerts]);
   // Only what is still on the board can be acknowledged from it.
@@ -264,6 +273,7 @@ export function AlertBoard({ user, route }) {
     try {
       setResult(await work());
       await reload();
+      refreshAlarms();
     } catch (e) {
       setActionError(e);
     } finally {
@@ -289,7 +299,7 @@ export function AlertBoard({ user, route }) {
   const allPicked = alerts.length > 0 && picked.length === alerts.length;
 
   const tools = html`<${AlertTabs} current="board" />
-    <span class="muted small" aria-live="off">${data?.at ? `Updated ${time(data.at, true)} · every ${REFRESH_MS / 1000} s` : ""}</span>`;
+    <span class="muted small" aria-live="off">${data?.at ? `Updated ${time(data.at, true)} · on every change` : ""}</span>`;
   return html`<${Page} title="Alerts" tools=${tools}>
     <${Filters} filters=${filters} places=${places.data} />
     <${ErrorNote} error=${places.error ?? error} />
@@ -326,7 +336,7 @@ export function AlertBoard({ user, route }) {
                       <th scope="col">Started</th>
                       <th scope="col">State</th>
                       <th scope="col">Acknowledgement</th>
-                      <th scope="col"><span class="sr-only">Action</span></th>
+                      <th scope="col" class="act"><span class="sr-only">Action</span></th>
                     </tr>
                   </thead>
                   <tbody>

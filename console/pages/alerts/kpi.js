@@ -5,7 +5,7 @@
 // actors, the chattering and the stale alerts.
 import { queryString, get } from "../../lib/api.js";
 import { AlertTabs, alertHref, duration, listAlerts, loadPlaces, plantOfFunction, plantsOf, useWidth } from "../../lib/alerts.js";
-import { THRESHOLD_COLORS, bars, pointsFor, usePlot } from "../../lib/chart.js";
+import { THRESHOLD_COLORS, bars, pointsFor, timeAxis, usePlot, valueAxis } from "../../lib/chart.js";
 import { ErrorNote, Loading, Page, Severity, Status, Table, html, num, time, useData } from "../../lib/ui.js";
 
 const WINDOW_MS = 10 * 60_000; // the KPI's window: openings per 10 minutes, windows counted from `from`
@@ -129,14 +129,16 @@ export function rateSeries(starts, from, to, width) {
 function RateBarChart({ times, values, height = 220 }) {
   /** @type {import("uplot").AlignedData} */
   const data = [times.map((t) => t / 1000), values];
+  const clock = timeAxis();
   const box = usePlot(
     (width) => ({
       width,
       height,
       title: "Alerts opened per 10 minutes",
+      tzDate: clock.tzDate,
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, FLOOD) * 1.15] } },
-      axes: [{}, { label: "alerts / 10 min", size: 50 }],
-      series: [{}, { label: "openings", stroke: "#4d5963", fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
+      axes: [clock.axis, valueAxis("alerts / 10 min", 50)],
+      series: [clock.legend, { label: "openings", stroke: "#4d5963", fill: "rgba(77,89,99,0.35)", paths: bars({ size: [0.8, 40] }), points: { show: false } }],
       hooks: {
         draw: [
           (u) => {
@@ -161,7 +163,7 @@ function RateBarChart({ times, values, height = 220 }) {
       },
     }),
     data,
-    `rate|${height}`,
+    `rate|${height}|${clock.key}`,
   );
   const peak = values.length ? Math.max(...values) : 0;
   return html`<div class="chart" ref=${box} role="img" aria-label=${`Alerts opened per 10 minutes, ${values.length} bars, highest ${peak}`}></div>`;

@@ -8,7 +8,10 @@ import { get } from "../../lib/api.js";
 import { Sparkline, TrendSection, limitOf } from "./trend.js";
 import { SeveritySection } from "./severity.js";
 import { SpectrumSection } from "./spectrum.js";
-import { ErrorNote, Loading, Page, Status, html, href, num, time, toneOfColor, useData } from "../../lib/ui.js";
+import { AckState, AlertFlags, AlertState, alertHref, duration, listAlerts } from "../../lib/alerts.js";
+import { AssetState, alarmsByAsset, useAlarms } from "../../lib/alarms.js";
+import { viewSiteZone, zoneOfSite, zoneOfSiteName } from "../../lib/prefs.js";
+import { ErrorNote, Loading, Page, Severity, Status, Table, html, href, monitorKind, num, time, toneOfColor, useData } from "../../lib/ui.js";
 
 /** @typedef {import("../../lib/types.js").AssetMonitor} AssetMonitor */
 /** @typedef {import("../../lib/types.js").MonitorLatest} MonitorLatest */
@@ -33,7 +36,7 @@ async function loadMonitors(assetId) {
     const list = await get("/_config/monitors/_list", { asset_id: assetId });
     /** @type {import("../../lib/types.js").Monitor[]} */
     const details = await Promise.all(list.map((m) => get(`/_config/monitors/${encodeURIComponent(m.monitor_id)}`)));
-    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway, specs: details[i].specs }));
+    return list.map((m, i) => ({ ...m, tags: details[i].tags ?? [], gateway: details[i].gateway, specs: details[i].specs, function_id: details[i].function_id }));
   } catch (e) {
     /** @type {MonitorLatest[]} */
     const latest = await get("/_cm/monitors/_list", { asset_id: assetId }).catch(() => {
@@ -84,8 +87,8 @@ function limitsText(thresholds, unit) {
   return html`${parts.map(([k, v], i) => html`<span class="limit"><span class="small muted">${k}</span> ${num(v, unit)}</span>${i < parts.length - 1 ? " · " : ""}`)}`;
 }
 
-/** @param {{ asset: import("../../lib/types.js").AssetDetail | undefined, cm: import("../../lib/types.js").AssetHealth | null | undefined, summary: import("../../lib/types.js").FaultSummary[] | undefined }} props */
-function AssetFacts({ asset, cm, summary }) {
+/** @param {{ asset: import("../../lib/types.js").AssetDetail | undefined, cm: import("../../lib/types.js").AssetHealth | null | undefined, summary: import("../../lib/types.js").FaultSummary[] | undefined, alarms: import("../../lib/types.js").PlacedAlert[] | undefined }} props */
+function AssetFacts({ asset, cm, summary, alarms }) {
   const attrs = asset?.attributes ?? {};
   const facts = [
     ["Machine type", attrs.machine_type],
@@ -97,19 +100,19 @@ function AssetFacts({ asset, cm, summary }) {
     ["Category", asset?.asset_category],
     ["Critical asset", asset?.is_critical],
   ].filter(([, v]) => v !== undefined && v !== null && v !== "");
-  const status = cm?.asset_status;
-  const tone = status === "critical" ? "critical" : status === "warning" ? "warning" : "normal";
   return html`<div class="asset-head">
     <section class="card" aria-labelledby="health-title">
       <h2 id="health-title">Health</h2>
       ${cm
-        ? html`<p class="asset-status"><${Status} tone=${tone}>${status ? `${status[0].toUpperCase()}${status.slice(1)}` : "Normal"}</${Status}>
+        ? html`<p class="asset-status"><${AssetState} health=${cm} alarms=${alarms} />
             ${cm.event_id
               ? html` <span>${cm.event_label}</span> <span class="muted small">since ${time(Number(cm.event_start) * 1000)} · ${cm.event_status}${cm.event_assignee ? ` · ${cm.event_assignee}` : ""}</span>`
               : html` <span class="muted small">no open event</span>`}
           </p>
           <p>Faults: ${cm.asset_faults?.length ? html`<strong>${cm.asset_faults.join(", ")}</strong>` : html`<span class="muted">none found in the latest spectra</span>`}</p>`
-        : html`<p class="muted">Condition monitoring not available.</p>`}
+        : alarms?.length
+          ? html`<p class="asset-status"><${AssetState} health=${null} alarms=${alarms} /></p>`
+          : html`<p class="muted">Condition monitoring not available.</p>`}
       ${facts.length
         ? html`<dl class="facts">${facts.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`
         : null}
@@ -126,6 +129,50 @@ function AssetFacts({ asset, cm, summary }) {
       )}
     </section>
   </div>`;
+}
+
+const ALARMS_MS = 10_000;
+const RECENT_DAYS = 7;
+
+/**
+ * The asset's alarms: those standing now (from the page's alarm summary, so a new one shows at
+ * once; shelved ones listed apart) and those of the last RECENT_DAYS days, newest first. The
+ * alert list is asked by function (the asset's, as its monitors name it: the asset fetch names
+ * no ids); an asset without a monitor has no alarm.
+ * @param {{ assetId: string, functionId: string | undefined }} props
+ */
+function AssetAlarms({ assetId, functionId }) {
+  const { summary } = useAlarms();
+  const recent = useData(
+    () =>
+      functionId
+        ? listAlerts([{ function_id: functionId }], { asset_id: assetId, from: new Date(Date.now() - RECENT_DAYS * 86_400_000).toISOString() }, { limit: 50 })
+        : Promise.resolve({ alerts: [], total: 0 }),
+    [assetId, functionId],
+    ALARMS_MS,
+  );
+  const standing = (summary?.alerts ?? []).filter((a) => a.asset_id === assetId);
+  const active = standing.filter((a) => !a.shelved_until);
+  const shelved = standing.filter((a) => a.shelved_until);
+  const ids = new Set(standing.map((a) => a._id));
+  const past = (recent.data?.alerts ?? []).filter((a) => !ids.has(a._id) && a.state !== "active").sort((x, y) => Date.parse(y.start_time) - Date.parse(x.start_time));
+  /** @type {import("../../lib/ui.js").Column<import("../../lib/types.js").Alert>[]} */
+  const columns = [
+    { label: "Severity", cell: (a) => html`<${Severity} level=${String(a.severity).toLowerCase()} />` },
+    { label: "Alert", cell: (a) => html`<a href=${alertHref(a._id)}>${a.trigger_name}</a> <span class="muted small">${a.monitor}</span> <${AlertFlags} alert=${a} />` },
+    { label: "Started", cell: (a) => time(a.start_time, true) },
+    { label: "State", cell: (a) => html`<${AlertState} alert=${a} /> <span class="muted small">${duration(a.state === "active" ? (Date.now() - Date.parse(a.start_time)) / 1000 : a.duration)}</span>` },
+    { label: "Acknowledgement", cell: (a) => html`<${AckState} alert=${a} />` },
+  ];
+  return html`<section aria-labelledby="alarms-title" class="card asset-alarms">
+    <h2 id="alarms-title">Alarms</h2>
+    <${ErrorNote} error=${recent.error} />
+    <${Table} caption="Active now" columns=${columns} rows=${active} empty="No active alarm." rowKey=${(/** @type {{ _id: string }} */ a) => a._id} />
+    ${shelved.length > 0 ? html`<${Table} caption="Shelved (not counted as active)" columns=${columns} rows=${shelved} rowKey=${(/** @type {{ _id: string }} */ a) => a._id} />` : null}
+    ${recent.data === undefined && !recent.error
+      ? html`<${Loading} what="Loading the recent alarms" />`
+      : html`<${Table} caption=${`Closed in the last ${RECENT_DAYS} days`} columns=${columns} rows=${past} empty=${`No alarm closed in the last ${RECENT_DAYS} days.`} rowKey=${(/** @type {{ _id: string }} */ a) => a._id} />`}
+  </section>`;
 }
 
 /**
@@ -155,7 +202,7 @@ function LatestValues({ assetId, monitors, onTrend, selected }) {
         return html`<tbody key=${m.monitor_id}>
           <tr class="monitor-row">
             <th scope="rowgroup" colspan="6">
-              ${m.monitor_name} <span class="muted small">${m.monitor_type}${latest?.timestamp ? ` · updated ${time(latest.timestamp, true)}` : latest ? " · no reading yet" : ""}</span>
+              ${m.monitor_name} <span class="muted small">${monitorKind(m.monitor_type)}${latest?.timestamp ? ` · updated ${time(latest.timestamp, true)}` : latest ? " · no reading yet" : ""}</span>
             </th>
           </tr>
           ${m.tags.map((t) => {
@@ -198,6 +245,8 @@ export function AssetPage({ user, id: assetId }) {
   const [trend, setTrend] = useState(/** @type {{ monitor_id: string, tag: string } | null} */ (null));
   const [picked, setPicked] = useState(/** @type {{ at: number } | null} */ (null));
 
+  const alarms = alarmsByAsset(useAlarms().summary).get(assetId);
+  viewSiteZone(zoneOfSite(alarms?.[0]?.site_id) ?? zoneOfSiteName(asset.data?.site_name));
   const name = asset.data?.asset_name ?? cm.data?.asset_name;
   const place = asset.data ? `${asset.data.site_name} › ${asset.data.plant_name} › ${asset.data.function_name}` : "";
   const tools = html`<a href=${href("assets")}>All assets</a><span class="muted small">${place}</span>`;
@@ -212,7 +261,8 @@ export function AssetPage({ user, id: assetId }) {
   }
   return html`<${Page} title=${name ?? "Asset"} tools=${tools}>
     ${!name ? html`<${Loading} what="Loading the asset" />` : null}
-    <${AssetFacts} asset=${asset.data} cm=${cmModule ? cm.data : null} summary=${cmModule ? summary.data : []} />
+    <${AssetFacts} asset=${asset.data} cm=${cmModule ? cm.data : null} summary=${cmModule ? summary.data : []} alarms=${alarms} />
+    ${monitors.data && user.modules.includes("Alerting") ? html`<${AssetAlarms} assetId=${assetId} functionId=${monitors.data.find((m) => m.function_id)?.function_id} />` : null}
     <${ErrorNote} error=${cm.error ?? summary.error} />
     <section aria-labelledby="values-title">
       <h2 id="values-title">Monitors and latest values</h2>

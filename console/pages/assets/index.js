@@ -4,7 +4,8 @@
 // `#/assets/<asset_id>`: the asset page (asset.js). Both are routed by app.js's table.
 import { useState } from "preact/hooks";
 import { get } from "../../lib/api.js";
-import { ErrorNote, Field, Loading, Page, Status, Table, html, href, time, useData } from "../../lib/ui.js";
+import { AssetState, alarmsByAsset, useAlarms } from "../../lib/alarms.js";
+import { ErrorNote, Field, Loading, Page, Table, html, href, time, useData } from "../../lib/ui.js";
 
 const REFRESH_MS = 10_000;
 
@@ -92,21 +93,14 @@ async function loadAssets(functions, withHealth) {
 }
 
 /** @type {Record<string, number>} */
-const RANK = { critical: 0, warning: 1 };
-// No health finds no rank (an object's `undefined` key is "undefined"): last.
-const rankOf = (/** @type {AssetRow} */ a) => RANK[/** @type {string} */ (a.health?.asset_status)] ?? 2;
-
+const RANK = { critical: 1, warning: 2 };
 /**
- * An asset's CM health: "Normal" in grey, "Warning"/"Critical" with colour and symbol.
- * @param {{ health: AssetHealth | undefined }} props
+ * An asset with a standing alarm first, then by CM status; no health finds no rank (an object's
+ * `undefined` key is "undefined"): last.
+ * @param {AssetRow} a
+ * @param {Map<string, unknown[]>} alarms
  */
-export function AssetHealth({ health }) {
-  if (!health) return html`<span class="muted">—</span>`;
-  const status = health.asset_status;
-  if (!status) return html`<${Status} tone="normal">Normal</${Status}>`;
-  const tone = status === "critical" ? "critical" : "warning";
-  return html`<${Status} tone=${tone}>${status[0].toUpperCase()}${status.slice(1)}</${Status}>`;
-}
+const rankOf = (a, alarms) => (alarms.has(a.asset_id) ? 0 : (RANK[/** @type {string} */ (a.health?.asset_status)] ?? 3));
 
 /** @param {{ places: SitePlaces[], filter: AssetFilter, onChange: (next: AssetFilter) => void }} props */
 function Filters({ places, filter, onChange }) {
@@ -136,25 +130,29 @@ function Filters({ places, filter, onChange }) {
 }
 
 /**
- * "3 assets: 1 critical, 2 normal".
+ * "3 assets: 1 in alarm, 1 critical, 1 normal" (an asset in alarm is counted there only).
  * @param {AssetRow[]} assets
+ * @param {Map<string, unknown[]>} alarms
  */
-function countsOf(assets) {
+function countsOf(assets, alarms) {
   /** @type {Record<string, number>} */
-  const n = { critical: 0, warning: 0, normal: 0 };
-  for (const a of assets) n[a.health?.asset_status || "normal"] = (n[a.health?.asset_status || "normal"] ?? 0) + 1;
-  const parts = ["critical", "warning", "normal"].filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
+  const n = { "in alarm": 0, critical: 0, warning: 0, normal: 0 };
+  for (const a of assets) {
+    const k = alarms.has(a.asset_id) ? "in alarm" : a.health?.asset_status || "normal";
+    n[k] = (n[k] ?? 0) + 1;
+  }
+  const parts = ["in alarm", "critical", "warning", "normal"].filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
   return `${assets.length} asset${assets.length === 1 ? "" : "s"}${parts.length ? `: ${parts.join(", ")}` : ""}`;
 }
 
-/** @param {{ assets: AssetRow[], withHealth: boolean }} props */
-function AssetTable({ assets, withHealth }) {
+/** @param {{ assets: AssetRow[], withHealth: boolean, alarms: Map<string, import("../../lib/types.js").PlacedAlert[]> }} props */
+function AssetTable({ assets, withHealth, alarms }) {
   /** @type {import("../../lib/ui.js").Column<AssetRow>[]} */
   const columns = [
     { label: "Asset", cell: (a) => html`<a href=${href("assets", a.asset_id)}>${a.asset_name}</a>` },
     ...(withHealth
       ? [
-          { label: "Health", cell: (/** @type {AssetRow} */ a) => html`<${AssetHealth} health=${a.health} />` },
+          { label: "Health", cell: (/** @type {AssetRow} */ a) => html`<${AssetState} health=${a.health} alarms=${alarms.get(a.asset_id)} empty=${html`<span class="muted">—</span>`} />` },
           { label: "Faults", cell: (/** @type {AssetRow} */ a) => (a.health?.asset_faults?.length ? a.health.asset_faults.join(", ") : html`<span class="muted">none found</span>`) },
           {
             label: "Event",
@@ -172,7 +170,7 @@ function AssetTable({ assets, withHealth }) {
     { label: "Plant", cell: (a) => a.plant_name },
     { label: "Site", cell: (a) => a.site_name },
   ];
-  return html`<${Table} caption=${countsOf(assets)} columns=${columns} rows=${assets} rowKey=${(/** @type {AssetRow} */ a) => a.asset_id} empty="No asset here." />`;
+  return html`<${Table} caption=${countsOf(assets, alarms)} columns=${columns} rows=${assets} rowKey=${(/** @type {AssetRow} */ a) => a.asset_id} empty="No asset here." />`;
 }
 
 /** @param {import("../../lib/types.js").PageProps} props */
@@ -190,10 +188,11 @@ export function AssetList({ user, route }) {
     const q = new URLSearchParams(Object.entries(next).filter(([, v]) => v));
     location.hash = `#/assets${q.toString() ? `?${q}` : ""}`;
   };
+  const alarms = alarmsByAsset(useAlarms().summary);
   const needle = find.trim().toLowerCase();
   const shown = (assets.data ?? [])
     .filter((a) => !needle || a.asset_name.toLowerCase().includes(needle))
-    .sort((a, b) => rankOf(a) - rankOf(b) || a.asset_name.localeCompare(b.asset_name));
+    .sort((a, b) => rankOf(a, alarms) - rankOf(b, alarms) || a.asset_name.localeCompare(b.asset_name));
   const tools = html`<span class="muted small">${withHealth ? `Health refreshed every ${REFRESH_MS / 1000} s` : ""}</span>`;
   return html`<${Page} title="Assets" tools=${tools}>
     <${ErrorNote} error=${places.error} />
@@ -208,7 +207,7 @@ export function AssetList({ user, route }) {
       : null}
     <${ErrorNote} error=${assets.error} />
     ${places.data && assets.data === undefined && !assets.error ? html`<${Loading} what="Loading the assets" />` : null}
-    ${assets.data ? html`<div class="asset-list"><${AssetTable} assets=${shown} withHealth=${withHealth} /></div>` : null}
+    ${assets.data ? html`<div class="asset-list"><${AssetTable} assets=${shown} withHealth=${withHealth} alarms=${alarms} /></div>` : null}
   </${Page}>`;
 }
 

@@ -4,7 +4,7 @@
 // Both ask the history route (docs/api-tour.md, "Looking back") for about one point per pixel, so
 // zooming in asks again for the narrower range and gets more detail (down to the raw readings).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { get } from "../../lib/api.js";
+import { get, routeUrl } from "../../lib/api.js";
 import { THRESHOLD_COLORS, TrendChart, pointsFor } from "../../lib/chart.js";
 import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
 
@@ -28,6 +28,15 @@ const FOLLOW_MS = 30_000;
 const MIN_ZOOM_MS = 10_000;
 /** The trend box's pixels that are not the plotting area (the value axis, the padding). */
 const PLOT_INSET = 80;
+/** The export route's longest range (docs/api-tour.md, "Looking back"). */
+const EXPORT_MAX_MS = 31 * DAY;
+/** A second period drawn over the first: the one just before it, or the same span a week or a year earlier. */
+const COMPARE = [
+  { key: "", label: "Nothing" },
+  { key: "previous", label: "The period before" },
+  { key: "week", label: "A week earlier", shift: 7 * DAY },
+  { key: "year", label: "A year earlier", shift: 365 * DAY },
+];
 
 const iso = (/** @type {number} */ ms) => new Date(ms).toISOString();
 
@@ -53,6 +62,20 @@ export function useWidth() {
     return () => ro.disconnect();
   }, []);
   return [ref, width];
+}
+
+/**
+ * The chart in `box` saved as a PNG file, its canvas as drawn (its legend and title are the page's).
+ * @param {HTMLElement | null} box
+ * @param {string} name
+ */
+function savePng(box, name) {
+  const canvas = box?.querySelector("canvas");
+  if (!canvas) return;
+  const a = document.createElement("a");
+  a.href = canvas.toDataURL("image/png");
+  a.download = `${name.replace(/[^\w.-]+/g, "_")}.png`;
+  a.click();
 }
 
 /**
@@ -173,6 +196,30 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
     () => (monitor && tag && points ? historyOf(monitor.monitor_id, tag.tag_name, shown.from, shown.to, points) : Promise.resolve(undefined)),
     [monitor?.monitor_id, tag?.tag_name, shown.from, shown.to, points],
   );
+  // Up to seven more tags of the asset's monitors on the same trend (eight in all).
+  const [more, setMore] = useState(/** @type {{ monitor_id: string, tag: string }[]} */ ([]));
+  const tagsOf = (/** @type {{ monitor_id: string, tag: string }} */ sel) => {
+    const m = monitors.find((/** @type {AssetMonitor} */ x) => x.monitor_id === sel.monitor_id);
+    return { monitor: m, tag: m?.tags.find((/** @type {AssetTag} */ t) => t.tag_name === sel.tag) };
+  };
+  const others = useData(
+    () =>
+      points
+        ? Promise.all(
+            more.map(async (sel) => {
+              const { monitor: m, tag: t } = tagsOf(sel);
+              return { label: `${t?.tag_name ?? sel.tag} (${m?.monitor_name ?? ""})`, unit: t?.tag_unit ?? "", history: await historyOf(sel.monitor_id, sel.tag, shown.from, shown.to, points) };
+            }),
+          )
+        : Promise.resolve([]),
+    [JSON.stringify(more), shown.from, shown.to, points],
+  );
+  const [compare, setCompare] = useState("");
+  const shift = compare === "previous" ? shown.to - shown.from : (COMPARE.find((c) => c.key === compare)?.shift ?? 0);
+  const earlier = useData(
+    () => (monitor && tag && points && shift ? historyOf(monitor.monitor_id, tag.tag_name, shown.from - shift, shown.to - shift, points) : Promise.resolve(undefined)),
+    [monitor?.monitor_id, tag?.tag_name, shown.from, shown.to, points, shift],
+  );
 
   // uPlot keeps the handlers it was made with: these stay the same and call the current ones.
   const latest = useRef(/** @type {{ zoom: (from: number, to: number) => void, pick: (ms: number) => void, zoomedAt?: number }} */ ({}));
@@ -216,6 +263,21 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
           ${PRESETS.map((p) => html`<button type="button" aria-pressed=${!zoomed && preset === p.key ? "true" : "false"} onClick=${() => choosePreset(p.key)}>${p.label}</button>`)}
         </div>
       </div>
+      <${Field} label="Add a tag" name="trend_add" as="select" value="" disabled=${more.length >= 7}
+        onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
+          const [monitor_id, ...rest] = e.currentTarget.value.split("|");
+          if (monitor_id) setMore((list) => [...list, { monitor_id, tag: rest.join("|") }].slice(0, 7));
+        }}>
+        <option value="">${more.length >= 7 ? "Eight tags at most" : "Choose a tag"}</option>
+        ${monitors.flatMap((/** @type {AssetMonitor} */ m) =>
+          m.tags
+            .filter((/** @type {AssetTag} */ t) => !(m.monitor_id === monitor.monitor_id && t.tag_name === tag.tag_name) && !more.some((x) => x.monitor_id === m.monitor_id && x.tag === t.tag_name))
+            .map((/** @type {AssetTag} */ t) => html`<option value=${`${m.monitor_id}|${t.tag_name}`}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""} · ${m.monitor_name}</option>`),
+        )}
+      </${Field}>
+      <${Field} label="Compare with" name="trend_compare" as="select" value=${compare} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => setCompare(e.currentTarget.value)}>
+        ${COMPARE.map((c) => html`<option value=${c.key}>${c.label}</option>`)}
+      </${Field}>
       <div class="field">
         <span class="label-like">Zoom</span>
         <div class="seg">
@@ -224,6 +286,11 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
         </div>
       </div>
     </div>
+    ${more.length > 0
+      ? html`<p class="row trend-more">${more.map(
+          (sel) => html`<button type="button" class="small-button" aria-label=${`Remove ${sel.tag} from the trend`} onClick=${() => setMore((list) => list.filter((x) => x !== sel))}>${sel.tag} ✕</button>`,
+        )}</p>`
+      : null}
     <p class="legend-note" aria-live="polite">
       ${`${time(shown.from)} – ${time(shown.to)}${zoomed ? ` (zoomed ${zooms.length}×)` : ""} · `}
       ${h ? `${h.points.length} points, ${resolutionOf(h)}` : history.loading ? "loading…" : ""}
@@ -243,8 +310,16 @@ export function TrendSection({ monitors, selected, onSelect, onPick, marker }) {
             height=${280}
             onZoom=${onZoom}
             onPick=${onChartPick}
+            span=${shown}
+            others=${others.data ?? []}
+            compared=${shift && earlier.data ? { label: `${COMPARE.find((c) => c.key === compare)?.label} (${time(shown.from - shift)} – ${time(shown.to - shift)})`, shiftMs: shift, history: earlier.data } : null}
           />`
         : null}
+    </div>
+    <div class="row trend-export">
+      <a class="button" href=${routeUrl(`/_cm/monitors/${encodeURIComponent(monitor.monitor_id)}/_export`, { from: iso(Math.max(shown.from, shown.to - EXPORT_MAX_MS)), to: iso(shown.to) })} download>Export CSV</a>
+      <button type="button" onClick=${() => savePng(box.current, `${monitor.monitor_name} ${tag.tag_name}`)}>Save PNG</button>
+      <span class="hint">CSV: every tag of ${monitor.monitor_name}, one row a time (UTC)${shown.to - shown.from > EXPORT_MAX_MS ? ", the last 31 days of this range (the export's longest)" : ", this range"}.</span>
     </div>
     <p class="hint">Drag across the chart to zoom in (more detail at each step); click a time to see the vibration spectrum captured nearest to it.</p>
   </div>`;

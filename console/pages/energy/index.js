@@ -5,10 +5,11 @@
 // Everything is in the units the service answers with (MWh, KW, V, A); periods follow the
 // plant's site time zone (periods.js).
 import { ApiError, get } from "../../lib/api.js";
-import { bars as barPaths, usePlot } from "../../lib/chart.js";
+import { bars as barPaths, timeAxis, usePlot, valueAxis } from "../../lib/chart.js";
 import { INTERVALS, PERIODS, dateValue, defaultInterval, fittingInterval, periodOf, rangeLabel, zoneOr } from "./periods.js";
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
-import { ErrorNote, Field, Loading, Page, Table, html, num, useData } from "../../lib/ui.js";
+import { ErrorNote, Field, Loading, Page, Table, html, num, unitOf, useData } from "../../lib/ui.js";
+import { formatTime, viewSiteZone } from "../../lib/prefs.js";
 
 /** @typedef {import("../../lib/types.js").EnergyMeter} EnergyMeter */
 /** @typedef {import("../../lib/types.js").EnergyPoint} EnergyPoint */
@@ -180,11 +181,14 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
   /** @type {import("uplot").AlignedData} */
   const data = [points.map((p) => Date.parse(p.Date) / 1000), points.map((p) => p.Energy)];
   const digits = bars ? 3 : 1;
-  // Days, weeks and months are labelled at their buckets' starts (uPlot's own ticks fall on hours).
-  const tickFormat = /** @type {Record<string, Intl.DateTimeFormatOptions>} */ ({ daily: { day: "numeric", month: "short" }, weekly: { day: "numeric", month: "short" }, monthly: { month: "short", year: "numeric" } })[interval];
+  // Days, weeks and months are labelled at their buckets' starts (uPlot's own ticks fall on hours);
+  // an hourly trend has the console's one time axis (the site's zone unless the person chose another).
+  const clock = timeAxis(tz);
+  const daily = interval === "daily" || interval === "weekly" || interval === "monthly";
   /** @type {import("uplot").Axis} */
-  const xAxis = tickFormat
+  const xAxis = daily
     ? {
+        ...clock.axis,
         space: 50,
         splits: (u) => {
           // The x values are the buckets' times, an array (not a typed one).
@@ -192,18 +196,19 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
           const every = Math.max(1, Math.ceil(xs.length / Math.max(1, Math.floor(u.bbox.width / devicePixelRatio / 70))));
           return xs.filter((_x, i) => i % every === 0);
         },
-        values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { ...tickFormat, timeZone: tz })),
+        values: (_u, ticks) => ticks.map((t) => formatTime(t * 1000, { siteZone: tz, label: false }).slice(0, interval === "monthly" ? 7 : 10)),
       }
-    : {};
+    : clock.axis;
   const box = usePlot(
     (width) => ({
       width,
       height: 240,
       title,
+      tzDate: clock.tzDate,
       scales: { x: { time: true }, y: bars ? { range: (_u, _min, max) => [0, max > 0 ? max * 1.08 : 1] } : {} },
-      axes: [xAxis, { label: unit, size: 60 }],
+      axes: [xAxis, valueAxis(unit, 60)],
       series: [
-        { value: (_u, t) => (t === null || t === undefined ? "—" : new Date(t * 1000).toLocaleString(undefined, { ...(tickFormat ?? { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" }), timeZone: tz })) },
+        clock.legend,
         {
           label,
           stroke: "#4d5963",
@@ -211,12 +216,12 @@ function EnergyChart({ points, unit, label, bars, title, interval, tz }) {
           fill: bars ? "rgba(77,89,99,0.35)" : undefined,
           paths: bars ? barPaths({ size: [0.8, 80] }) : undefined,
           points: { show: !bars && points.length < 60 },
-          value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(digits)} ${unit}`),
+          value: (_u, v) => (v === null || v === undefined ? "—" : `${v.toFixed(digits)} ${unitOf(unit)}`),
         },
       ],
     }),
     data,
-    `${label}|${unit}|${bars}|${title}|${interval}|${tz}`,
+    `${label}|${unit}|${bars}|${title}|${interval}|${clock.key}`,
   );
   return html`<div class="chart" ref=${box} role="img" aria-label=${`${title}, ${points.length} ${bars ? "bars" : "points"}`}></div>`;
 }
@@ -230,7 +235,7 @@ function TrendFigures({ points, metric, tz }) {
   if (!values.length) return null;
   const unit = points[0].unit;
   const peak = values.reduce((a, b) => (b.Energy > a.Energy ? b : a));
-  const when = new Date(Date.parse(peak.Date)).toLocaleString(undefined, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZone: tz });
+  const when = formatTime(Date.parse(peak.Date), { siteZone: tz });
   const first = metric === "consumption_chart" ? `Total ${mwh(sum(values, (p) => p.Energy), unit)}` : `Mean ${num(sum(values, (p) => p.Energy) / values.length, unit, 1)}`;
   return html`<p class="trend-figures">${first} · highest ${metric === "consumption_chart" ? mwh(peak.Energy, unit) : num(peak.Energy, unit, 1)} (bucket of ${when}) · ${points.length} ${metric === "consumption_chart" ? "bars" : "points"}</p>`;
 }
@@ -379,6 +384,7 @@ export function Energy({ user, route }) {
   const plants = useData(() => (canConfig ? loadPlants() : Promise.resolve(undefined)), [user.username, canConfig]);
   const plant = plants.data?.find((p) => p.plant_id === q.plant_id) ?? plants.data?.[0];
   const tz = zoneOr(plant?.timezone);
+  viewSiteZone(tz);
   const period = periodOf(q, tz);
   /** @type {SetQuery} */
   const set = (patch) => go(["energy"], { ...q, plant_id: plant?.plant_id, ...patch });
@@ -414,7 +420,7 @@ export function Energy({ user, route }) {
       ${!canConfig && !linked
         ? html`<p class="notice">ℹ Choosing a plant and a function needs the Configuration module, which your account does not have. Ask an administrator for it, or open a link to a function's energy.</p>`
         : null}
-      ${plant || linked ? html`<p class="muted small period-line">${period.label}: ${rangeLabel(period.range, tz)} (${tz})</p>` : null}
+      ${plant || linked ? html`<p class="muted small period-line">${period.label}: ${rangeLabel(period.range, tz)}</p>` : null}
       ${(plant || linked) && shares.data === undefined && !shares.error ? html`<${Loading} what="Loading the consumption" />` : null}
       ${shares.data
         ? html`<div class="energy-grid">

@@ -2,6 +2,7 @@
 // The periods of the Energy view and the period each is compared with, in the plant's site time
 // zone: "this month" at a plant in Pune starts at midnight in Pune whatever the browser's zone,
 // as the service's own trend buckets do (docs/api-tour.md, "Condition monitoring and energy").
+import { formatTime } from "../../lib/prefs.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -161,19 +162,20 @@ export function periodOf(query, tz, now = Date.now()) {
 }
 
 /**
- * A range as people read it: dates only when both ends are midnights, else with the time.
+ * A range as people read it, with its zone: the site's days (`2026-11-01 – 2026-11-30
+ * (Asia/Kolkata)`) when both ends are the site's midnights, else two times in the console's one
+ * format and display zone.
  * @param {Range} range
- * @param {string} tz
+ * @param {string} tz the site's zone
  */
 export function rangeLabel([from, to], tz) {
   const fw = wallOf(from, tz);
   const tw = wallOf(to, tz);
-  const midnights = fw.hour + fw.minute === 0 && tw.hour + tw.minute === 0;
-  /** @type {Intl.DateTimeFormatOptions} */
-  const opts = midnights ? { day: "numeric", month: "short", year: "numeric", timeZone: tz } : { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: tz };
-  // A range ending at midnight ends with the day before it.
-  const end = midnights ? to - 1 : to;
-  return `${new Date(from).toLocaleString(undefined, opts)} – ${new Date(end).toLocaleString(undefined, opts)}`;
+  if (fw.hour + fw.minute === 0 && tw.hour + tw.minute === 0) {
+    // A range ending at midnight ends with the day before it.
+    return `${dateValue(from, tz)} – ${dateValue(to - 1, tz)} (${tz})`;
+  }
+  return `${formatTime(from, { siteZone: tz })} – ${formatTime(to, { siteZone: tz })}`;
 }
 
 /**

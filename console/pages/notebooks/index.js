@@ -9,6 +9,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, del, get, post, put } from "../../lib/api.js";
 import { ErrorNote, Field, FormResult, Loading, Page, Status, Table, age, html, time, useData, useForm } from "../../lib/ui.js";
+import { formatTime } from "../../lib/prefs.js";
 
 /** The application module a run from this page is recorded for (op 64's `module`). */
 const RUN_MODULE = "Notebooks";
@@ -42,13 +43,17 @@ function RunStatus({ notebook }) {
 }
 
 /**
- * "Mondays at 06:30 UTC, until 2026-06-30 18:00 UTC", or "Not scheduled".
+ * "Mondays at 12:00 (Asia/Kolkata), until 2026-07-01 00:00 (Asia/Kolkata)", or "Not scheduled":
+ * the schedule is kept in UTC (its form says so) and shown in the display zone like every time.
  * @param {Notebook} n
  */
 function scheduleText(n) {
   const s = n.schedule ?? {};
   if (n.status !== "Scheduled" || !s.until) return "Not scheduled";
-  return `${s.period ? `${s.period}s` : "Every day"} at ${s.time ?? "00:00"} UTC, until ${s.until} UTC`;
+  // Today's run at the UTC time of day, as the display zone reads it.
+  const at = Date.parse(`${new Date().toISOString().slice(0, 10)}T${s.time ?? "00:00"}:00Z`);
+  const until = Date.parse(`${String(s.until).replace(" ", "T")}Z`);
+  return `${s.period ? `${s.period}s` : "Every day"} at ${formatTime(at, { date: false })}, until ${formatTime(Number.isNaN(until) ? s.until : until)}`;
 }
 
 /** @param {{ notebooks: Notebook[], selectedId: string | null }} props */

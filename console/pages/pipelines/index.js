@@ -6,7 +6,8 @@
 import { useState } from "preact/hooks";
 import { get, post } from "../../lib/api.js";
 import { PlantSelect, go, loadPlants } from "../../lib/place.js";
-import { ErrorNote, Loading, Page, Status, Table, age, html, num, time, useData } from "../../lib/ui.js";
+import { ErrorNote, Loading, Page, Status, Table, age, html, monitorKind, num, time, useData } from "../../lib/ui.js";
+import { viewSiteZone } from "../../lib/prefs.js";
 
 const REFRESH_MS = 10_000;
 
@@ -154,7 +155,7 @@ function PipelineDetail({ pipeline, onClose }) {
               rowKey=${(/** @type {PipelineMonitor} */ m) => m.monitor_id}
               columns=${[
                 { label: "Monitor", cell: (/** @type {PipelineMonitor} */ m) => m.monitor_name },
-                { label: "Type", cell: (/** @type {PipelineMonitor} */ m) => m.monitor_type },
+                { label: "Type", cell: (/** @type {PipelineMonitor} */ m) => monitorKind(m.monitor_type) },
                 { label: "Slave", num: true, cell: (/** @type {PipelineMonitor} */ m) => (m.gateway?.slave_id ?? "—") },
                 { label: "Tags", cell: (/** @type {PipelineMonitor} */ m) => (m.tags.length ? m.tags.map((t) => `${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}`).join(", ") : "—") },
                 { label: "Device", cell: (/** @type {PipelineMonitor} */ m) => (m.device_registered ? "registered" : html`<${Status} tone="warning">not registered</${Status}>`) },
@@ -211,6 +212,7 @@ function PipelineDetail({ pipeline, onClose }) {
 export function Pipelines({ user, route }) {
   const plants = useData(loadPlants, [user.username]);
   const plantId = route.query.plant_id || plants.data?.[0]?.plant_id;
+  viewSiteZone(plants.data?.find((p) => p.plant_id === plantId)?.timezone);
   const selectedId = route.parts[1] ?? null;
   /** @type {import("../../lib/ui.js").Data<Pipeline[] | undefined>} */
   const list = useData(() => (plantId ? get("/_config/pipelines/_list", { plant_id: plantId }) : Promise.resolve(undefined)), [plantId], REFRESH_MS);

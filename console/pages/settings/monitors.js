@@ -4,7 +4,7 @@
 // caution, warning, and critical at or above warning), in the tag's unit.
 import { useState } from "preact/hooks";
 import { del, post, put } from "../../lib/api.js";
-import { Field, html, time, useData } from "../../lib/ui.js";
+import { Field, html, monitorKind, time, useData } from "../../lib/ui.js";
 import { CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, usePlace, useSubmit } from "../../lib/settings-kit.js";
 
 /** @typedef {import("../../lib/types.js").Monitor} Monitor */
@@ -111,7 +111,7 @@ function MonitorEditor({ row, start, onDone, onCancel, show }) {
     <div class="form-grid">
       <${Field} label="Monitor name" name="monitor_name" error=${e} required value=${name} onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ ev) => setName(ev.currentTarget.value)} />
       <${Field} as="select" label="Monitor type" name="monitor_type" error=${e} value=${type} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ ev) => setType(ev.currentTarget.value)}>
-        ${types.map((t) => html`<option value=${t}>${t}</option>`)}
+        ${types.map((t) => html`<option value=${t}>${monitorKind(t)}</option>`)}
       </${Field}>
       ${row
         ? html`<p class="muted small wide">A monitor stays on the function or asset it was created on.</p>`
@@ -134,7 +134,7 @@ export function Monitors({ user }) {
     list=${list}
     columns=${[
       { label: "Name", cell: (/** @type {Monitor} */ m) => html`<strong>${m.monitor_name}</strong>` },
-      { label: "Type", cell: (/** @type {Monitor} */ m) => m.monitor_type },
+      { label: "Type", cell: (/** @type {Monitor} */ m) => monitorKind(m.monitor_type) },
       {
         label: "Tags (operational / caution / warning)",
         cell: (/** @type {Monitor} */ m) =>

@@ -2,9 +2,9 @@
 // Settings: watchers and their triggers (spec ops 1-6, every trigger field of the spec and of
 // alarm management, docs/api-tour.md: deadband, clear delay, no-data, re-notify, escalation tiers),
 // and a watcher's maintenance windows (`_suppress`). A watcher watches one gateway's readings.
-import { useState } from "preact/hooks";
-import { del, get, post, put } from "../../lib/api.js";
-import { ErrorNote, Field, Loading, Severity, Status, Table, html, time, useData } from "../../lib/ui.js";
+import { useRef, useState } from "preact/hooks";
+import { ApiError, del, get, post, put } from "../../lib/api.js";
+import { ErrorNote, Field, Loading, Problems, Severity, Status, Table, html, time, useData } from "../../lib/ui.js";
 import { Check, CheckList, CrudSection, EditorForm, PlaceSelects, RowButton, compact, mayWrite, monitorsWithTags, numberOf, usePlace, useSubmit, useUsers, withField } from "../../lib/settings-kit.js";
 
 /** @typedef {import("../../lib/types.js").Watcher} Watcher */
@@ -99,6 +99,106 @@ const triggerBody = (/** @type {EditedTrigger} */ t) => ({
   ...(t.escalation.length ? { escalation: t.escalation.map((e) => ({ after: e.after.trim(), users: e.users, ...mediaFlags(e.media) })) } : {}),
 });
 
+// ------------------------------------------------------------------ the page's own checks
+
+/** A duration as the service reads it (services/alerting/duration.ts): a number and ms, s, m or h. */
+const DURATION = /^\d+(\.\d+)?(ms|s|m|h)$/;
+const isNumber = (/** @type {string} */ text) => text.trim() !== "" && Number.isFinite(Number(text.trim()));
+
+/** What each input must be, in plain words (the form says them all at once, beside each input). */
+const SAY = {
+  watcher_name: "Give the watcher a name.",
+  function_id: "Choose the function these alerts belong to.",
+  gateway_id: "Choose the gateway whose readings are watched.",
+  gatewayWatched: "This gateway already has a watcher: edit that one, or choose another gateway.",
+  triggers: "Add at least one trigger.",
+  name: "Give the trigger a name.",
+  minimum_duration: "Write how long it must hold as a number and a unit: 0s, 30s, 5m or 2h.",
+  monitor_id: "Choose the monitor.",
+  tag_id: "Choose the tag.",
+  threshold: "Write the threshold as a number, such as 80 or 7.1.",
+  deadband: "Write the deadband as a number of 0 or more, in the tag's unit, or leave it empty.",
+  duration: "Write a duration such as 30s, 5m or 2h, or leave it empty.",
+  after: "Write after how long, such as 15m.",
+  users: "Choose at least one user to escalate to.",
+  notifyUsers: "Choose at least one user to notify.",
+  notifyBy: "Choose at least one way to notify: email, SMS or WhatsApp.",
+  silence: "Write a duration longer than 0, such as 5m, or leave it empty.",
+};
+
+/**
+ * Every problem of the form at once, in the form's order, by the names the service gives its
+ * inputs (`triggers[0].condition[1].threshold`); none: an empty object.
+ * @param {{ name: string, function_id: string, gateway: string, watched: Set<string>, triggers: EditedTrigger[] }} form
+ * @returns {Record<string, string>}
+ */
+function problemsOf({ name, function_id, gateway, watched, triggers }) {
+  /** @type {Record<string, string>} */
+  const found = {};
+  if (!name.trim()) found.watcher_name = SAY.watcher_name;
+  if (!function_id) found.function_id = SAY.function_id;
+  if (!gateway) found.gateway_id = SAY.gateway_id;
+  else if (watched.has(gateway)) found.gateway_id = SAY.gatewayWatched;
+  if (triggers.length === 0) found.triggers = SAY.triggers;
+  triggers.forEach((t, i) => {
+    const path = `triggers[${i}]`;
+    if (!t.name.trim()) found[`${path}.name`] = SAY.name;
+    if (!DURATION.test(t.minimum_duration.trim())) found[`${path}.minimum_duration`] = SAY.minimum_duration;
+    if (t.media.length === 0) found[`${path}.notifyTo`] = SAY.notifyBy;
+    if (t.users.length === 0) found[`${path}.notifyTo.users`] = SAY.notifyUsers;
+    t.condition.forEach((c, j) => {
+      const at = `${path}.condition[${j}]`;
+      if (!c.monitor_id) found[`${at}.monitor_id`] = SAY.monitor_id;
+      else if (!c.tag_id) found[`${at}.tag_id`] = SAY.tag_id;
+      if (!isNumber(c.threshold)) found[`${at}.threshold`] = SAY.threshold;
+    });
+    if (t.deadband.trim() && !(isNumber(t.deadband) && Number(t.deadband) >= 0)) found[`${path}.deadband`] = SAY.deadband;
+    if (t.clear_delay.trim() && !DURATION.test(t.clear_delay.trim())) found[`${path}.clear_delay`] = SAY.duration;
+    // A silence or a period of 0 is refused by the service (it would hold between any two readings, or notify on every tick).
+    for (const key of /** @type {const} */ (["no_data", "renotify_every"])) {
+      const v = t[key].trim();
+      if (v && !(DURATION.test(v) && parseFloat(v) > 0)) found[`${path}.${key}`] = SAY.silence;
+    }
+    t.escalation.forEach((e, k) => {
+      if (!DURATION.test(e.after.trim())) found[`${path}.escalation[${k}].after`] = SAY.after;
+      if (e.users.length === 0) found[`${path}.escalation[${k}].users`] = SAY.users;
+      if (e.media.length === 0) found[`${path}.escalation[${k}]`] = SAY.notifyBy;
+    });
+  });
+  return found;
+}
+
+/**
+ * The service's refusal in the same plain words, beside the input it names: `Invalid input:
+ * triggers[0].minimum_duration` says what that input must be; the gateway's watcher, the gateway.
+ * @param {unknown} e
+ */
+function plainRefusal(e) {
+  if (!(e instanceof ApiError)) return e;
+  if (/^Watcher already exists for (a )?given/.test(e.message)) return new Problems({ gateway_id: SAY.gatewayWatched });
+  // The service names no input for whom and how to notify: the first trigger's lists.
+  if (/at least one user to notify$/.test(e.message)) return new Problems({ "triggers[0].notifyTo.users": SAY.notifyUsers });
+  if (/at least one notification medium/.test(e.message)) return new Problems({ "triggers[0].notifyTo": SAY.notifyBy });
+  if (!e.field) return e;
+  const last = e.field.replace(/^.*[.\]]/, "").replace(/\[\d+\]$/, "");
+  const words = last === "clear_delay" ? SAY.duration : last === "no_data" || last === "renotify_every" ? SAY.silence : SAY[/** @type {keyof typeof SAY} */ (last)];
+  return words ? new Problems({ [e.field]: words }) : e;
+}
+
+/**
+ * The gateways of the plant that have a watcher already (one watcher per gateway), but `own`'s.
+ * @param {string} plantId
+ * @param {string | undefined} own the watcher being edited
+ * @returns {Promise<Set<string>>}
+ */
+async function watchedGateways(plantId, own) {
+  /** @type {import("../../lib/types.js").PlantFunction[]} */
+  const functions = await get("/_config/functions/_list", { plant_id: plantId });
+  /** @type {Watcher[][]} */
+  const lists = await Promise.all(functions.map((f) => get("/_alerting/watchers/_list", { function_id: f.function_id }).catch(() => [])));
+  return new Set(lists.flat().filter((w) => w.watcher_id !== own).map((w) => w.gateway_id));
+}
+
 // ------------------------------------------------------------------ a trigger
 
 /** @param {{ c: EditedCondition, i: number, path: string, monitors: Monitor[] | undefined, change: (patch: Partial<EditedCondition>) => void, remove: () => void, error: unknown }} props */
@@ -124,7 +224,8 @@ function ConditionLine({ c, i, path, monitors, change, remove, error }) {
       label=${tag?.tag_unit ? `Threshold (${tag.tag_unit})` : "Threshold"}
       name=${`${path}.threshold`}
       error=${error}
-      inputmode="decimal"
+      type="number"
+      step="any"
       value=${c.threshold}
       onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => change({ threshold: e.currentTarget.value })}
     />
@@ -193,7 +294,7 @@ function TriggerEditor({ t, i, set, remove, monitors, users, error }) {
         <${CheckList} legend="Notify users" name=${`${path}.notifyTo.users`} options=${users} value=${t.users} onChange=${(/** @type {string[]} */ u) => change({ users: u })} error=${error} scroll />
         <h4>Alarm handling</h4>
         <div class="form-grid">
-          ${text("deadband", "Deadband", { inputmode: "decimal", hint: "In the tag's unit: clears only this far past the threshold" })}
+          ${text("deadband", "Deadband", { type: "number", step: "any", min: "0", hint: "In the tag's unit: clears only this far past the threshold" })}
           ${text("clear_delay", "Clear delay", { hint: `Stays active this long after clearing; ${DURATION_HINT}` })}
           ${text("no_data", "No data after", { hint: "Opens an alert when the tag goes silent this long" })}
           ${text("renotify_every", "Re-notify every", { hint: "While active and unacknowledged" })}
@@ -231,10 +332,16 @@ function WatcherEditor({ row, start, onDone, onCancel, show }) {
   /** @type {import("../../lib/ui.js").Data<import("../../lib/types.js").Pipeline[]>} */
   const gateways = useData(() => (place.plant_id ? get("/_config/pipelines/_list", { plant_id: place.plant_id }) : Promise.resolve([])), [place.plant_id]);
   const monitors = useData(() => (place.function_id ? monitorsWithTags({ function_id: place.function_id }) : Promise.resolve([])), [place.function_id]);
+  const watched = useData(() => (place.plant_id ? watchedGateways(place.plant_id, row?.watcher_id) : Promise.resolve(new Set())), [place.plant_id, row?.watcher_id]);
   const userList = useUsers();
   const users = (userList.data ?? []).map((u) => ({ value: u.username, label: u.username }));
+  const pageCheck = useRef(/** @type {Problems | null} */ (null));
+  const check = () => problemsOf({ name, function_id: place.function_id, gateway, watched: watched.data ?? new Set(), triggers });
 
   const submit = useSubmit(async () => {
+    // Every problem at once, in plain words, before anything is sent.
+    const found = check();
+    if (Object.keys(found).length > 0) throw (pageCheck.current = new Problems(found));
     const body = {
       watcher_name: name,
       function_id: place.function_id,
@@ -244,19 +351,26 @@ function WatcherEditor({ row, start, onDone, onCancel, show }) {
       is_enabled: enabled ? 1 : 0,
       triggers: triggers.map(triggerBody),
     };
-    const answer = row ? await put(`/_alerting/watchers/${enc(row.watcher_id)}`, body) : await post("/_alerting/watchers", body);
-    show(place);
-    return answer;
+    try {
+      const answer = row ? await put(`/_alerting/watchers/${enc(row.watcher_id)}`, body) : await post("/_alerting/watchers", body);
+      show(place);
+      return answer;
+    } catch (err) {
+      throw plainRefusal(err);
+    }
   }, onDone);
-  const e = submit.error;
+  // Once the page has named the problems, each one goes as soon as it is put right.
+  const e = submit.error !== null && submit.error === pageCheck.current ? new Problems(check()) : submit.error;
   const known = (gateways.data ?? []).some((g) => g.pipeline_id === gateway);
+  // A gateway that has a watcher is not offered (one watcher per gateway); the one chosen stays.
+  const offered = (gateways.data ?? []).filter((g) => g.pipeline_id === gateway || !watched.data?.has(g.pipeline_id));
   return html`<${EditorForm} title=${row ? `Edit watcher ${row.watcher_name}` : "New watcher"} submit=${submit} submitLabel=${row ? "Save" : "Create"} onCancel=${onCancel} className="watcher-form">
     <div class="form-grid">
       <${Field} label="Watcher name" name="watcher_name" error=${e} required value=${name} onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ ev) => setName(ev.currentTarget.value)} />
       <${PlaceSelects} place=${place} choose=${choose} to="function" error=${e} />
       <${Field} as="select" label="Gateway" name="gateway_id" error=${e} value=${gateway} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ ev) => setGateway(ev.currentTarget.value)} hint="Its readings are watched; one watcher per gateway">
-        <option value="">${gateways.data ? (gateways.data.length ? "Choose a gateway" : "No pipeline in this plant") : "Loading…"}</option>
-        ${(gateways.data ?? []).map((g) => html`<option value=${g.pipeline_id}>${g.pipeline_name}${g.function_name ? ` (${g.function_name})` : ""}</option>`)}
+        <option value="">${gateways.data ? (offered.length ? "Choose a gateway" : gateways.data.length ? "Every gateway here has a watcher" : "No pipeline in this plant") : "Loading…"}</option>
+        ${offered.map((g) => html`<option value=${g.pipeline_id}>${g.pipeline_name}${g.function_name ? ` (${g.function_name})` : ""}</option>`)}
         ${gateway && gateways.data && !known ? html`<option value=${gateway}>${row?.gateway_name ?? gateway}</option>` : null}
       </${Field}>
       <div class="field"><span class="hint">State</span><${Check} label="Enabled" name="is_enabled" checked=${enabled} onChange=${setEnabled} /></div>
