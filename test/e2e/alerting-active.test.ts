@@ -70,7 +70,7 @@ describe("GET /_alerting/alerts/_active", () => {
     const res = await t.http<Active>("GET", "/_alerting/alerts/_active", { auth: operator });
     expect(res.body).toMatchObject({ unacknowledged: { high: 0, medium: 0, low: 0 }, active: { high: 0, medium: 1, low: 0 }, shelved: 1 });
     expect(res.body.alerts.find((a) => a._id === hot._id)?.shelved_until).toMatch(/^\d{4}-\d\d-\d\dT/);
-    // The API's own count still counts the shelved alert as active (EXTENSIONS §3: the console sets it apart).
+    // The API's own count still counts the shelved alert as active (docs/console.md: the console sets it apart).
     const count = await t.http("GET", `/_alerting/alerts/_count?function_id=${one.function_id}&state=active`);
     expect(count.body).toEqual({ high: 1, medium: 1, low: 0 });
   });
