@@ -306,6 +306,58 @@ describe("the watcher form", () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("takes an ISO 20816 zone as the threshold of a velocity tag (>= or == only), a number elsewhere, and lists the saved watcher with its zone", async () => {
+    // A gateway of its own (one watcher per gateway), reading a monitor of its own (one gateway per monitor).
+    const reader = (await c.t.http<{ id: string }>("POST", "/_config/monitors", { body: { monitor_name: "Zone reader", monitor_type: "process-monitor", function_id: place.function_id } })).body.id;
+    await createEdge(c.t, { ...gatewayBody(place, "Zone gateway"), registration: [{ monitor_id: reader, slave_id: "2", registered_by_asset: false }] });
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, ADMIN, "#/settings/watchers");
+    await page.getByRole("button", { name: "New watcher" }).click();
+    const form = page.getByRole("form", { name: "New watcher" });
+    await form.getByLabel("Watcher name").fill("Vibration zone watch");
+    await form.getByLabel("Site").selectOption({ label: `Site ${NAME}` });
+    await form.getByLabel("Plant").selectOption({ label: `Plant ${NAME}` });
+    await form.getByLabel("Function").selectOption({ label: `Cooling ${NAME}` });
+    const gateway = form.getByLabel("Gateway");
+    await gateway.locator("option", { hasText: "Zone gateway" }).waitFor({ state: "attached" });
+    await gateway.selectOption({ label: `Zone gateway (Cooling ${NAME})` });
+    const trigger = form.getByRole("group", { name: "Trigger 1" });
+    await trigger.getByLabel("Trigger name").fill("Vibration in zone C");
+    await trigger.getByRole("group", { name: "Notify users" }).getByLabel("admin@localhost").check();
+    const condition = trigger.getByRole("group", { name: "Condition 1" });
+    await condition.getByLabel("Monitor").selectOption({ label: `Bearing ${NAME}` });
+
+    // A temperature takes a number only: no zone is offered.
+    await condition.getByLabel("Tag").selectOption({ label: "Temperature (C)" });
+    await condition.getByLabel("Threshold (C)").waitFor();
+    await expect(condition.getByLabel("Zone").count()).resolves.toBe(0);
+
+    // The velocity tag (mm/s of a condition monitor) takes a zone, in plain words.
+    await condition.getByLabel("Tag").selectOption({ label: "Vibration (mm/s)" });
+    await condition.getByLabel("Comparison").selectOption("<");
+    const zone = condition.getByLabel("Zone");
+    await expect(zone.locator("option").allTextContents()).resolves.toEqual(["No zone: a number", "ISO 20816 zone A or worse", "ISO 20816 zone B or worse", "ISO 20816 zone C or worse", "ISO 20816 zone D or worse"]);
+    await zone.selectOption({ label: "ISO 20816 zone C or worse" });
+    // With a zone, the comparisons are >= and == only (the one chosen before moves to >=), and the number is not taken.
+    await expect(condition.getByLabel("Comparison").locator("option").allTextContents()).resolves.toEqual([">=", "=="]);
+    await expect(condition.getByLabel("Comparison").inputValue()).resolves.toBe(">=");
+    await expect(condition.getByLabel("Threshold (mm/s)").isDisabled()).resolves.toBe(true);
+    await form.getByRole("button", { name: "Create" }).click();
+    await page.getByText(/Successfully created watcher with ID/).waitFor();
+
+    const list = (await c.t.http<{ watcher_id: string; watcher_name: string }[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}`)).body;
+    const made = list.find((w) => w.watcher_name === "Vibration zone watch");
+    expect(made).toBeDefined();
+    const watcher = (await c.t.http<{ triggers: { condition: { comparison: string; tag_id: string; threshold: string }[] }[] }>("GET", `/_alerting/watchers/${made?.watcher_id}`)).body;
+    expect(watcher.triggers[0].condition).toEqual([expect.objectContaining({ comparison: ">=", tag_id: "vib", threshold: "zone:C" })]);
+    // The list says the zone in the same words.
+    const row = page.getByRole("row").filter({ has: page.getByText("Vibration zone watch", { exact: true }) });
+    await row.getByText(/vib in ISO 20816 zone C or worse/).waitFor();
+    await shot(page, "console-shift-watcher-zone");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 /**
