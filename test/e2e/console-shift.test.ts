@@ -159,6 +159,17 @@ async function timesCarry(page: Page, zone: string, what: string): Promise<void>
   if (unlabelled.length > 0) throw new Error(`${what}: times without (${zone}): ${unlabelled.join(" | ")}`);
 }
 
+/** A time as the console writes it in ZONE on the 12-hour clock, with seconds: "2026-11-28 9:05:12 AM". */
+function inChatham(ts: number): string {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-GB", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+      .formatToParts(new Date(ts))
+      .map((x) => [x.type, x.value]),
+  );
+  const h = Number(p.hour);
+  return `${p.year}-${p.month}-${p.day} ${h % 12 || 12}:${p.minute}:${p.second} ${h < 12 ? "AM" : "PM"}`;
+}
+
 describe("one clock", () => {
   it("writes every time on the alert, asset, pipeline, energy and notebook pages in the chosen zone, labelled, on the 24-hour clock or not", async () => {
     const { context, page, errors } = await c.open();
@@ -170,6 +181,12 @@ describe("one clock", () => {
         (res) => res.status === 200 && res.body.length > 0,
       )
     ).body;
+    // Two vibration captures a minute apart, for the spectrum's and the waterfall's times.
+    const captured = [Date.now() - 120_000, Date.now() - 60_000];
+    for (const ts of captured) {
+      const samples = Array.from({ length: 4096 }, (_, i) => Math.sin((2 * Math.PI * 29.5 * i) / 4096));
+      await expect(c.t.node.broker.call("cm.ingest.waveform", { monitor_id: place.monitor_id, tag: "Vibration", axis: "x", ts, sample_rate_hz: 4096, samples })).resolves.toEqual({ stored: true });
+    }
     await signIn(page, c.t.baseUrl, ADMIN, `#/alerts/${alert._id}`);
     await page.getByText("Display", { exact: true }).click();
     await page.getByLabel("Display time zone").selectOption(ZONE);
@@ -186,6 +203,16 @@ describe("one clock", () => {
     await page.getByRole("region", { name: "Alarms" }).getByRole("link", { name: "Bearing hot" }).waitFor();
     await page.getByText(/updated \d{4}-/).waitFor();
     await timesCarry(page, ZONE, "asset");
+    // The spectrum's capture and the waterfall's rows and caption on the same clock, in the same zone.
+    const spectrum = page.getByRole("heading", { name: "Spectrum", exact: true }).locator("..");
+    await expect(spectrum.getByText(/^Capture of/).textContent()).resolves.toContain(`Capture of ${inChatham(captured[1])} (${ZONE})`);
+    const waterfall = page.getByRole("img", { name: /^Waterfall of 2 captures of Vibration axis x/ });
+    await waterfall.waitFor();
+    const rows = (await waterfall.getAttribute("aria-label")) ?? "";
+    expect(rows).toContain(`rows from the back: ${inChatham(captured[0])}, ${inChatham(captured[1])} (${ZONE})`);
+    await expect(page.locator("figcaption").filter({ hasText: "2 captures of Vibration" }).textContent()).resolves.toContain(
+      `from ${inChatham(captured[0])} (${ZONE}) (back) to ${inChatham(captured[1])} (${ZONE}) (front)`,
+    );
 
     await page.goto(`${c.t.baseUrl}/#/pipelines/${gw.id}?plant_id=${place.plant_id}`);
     await page.getByRole("region", { name: "Shift gateway" }).getByRole("cell", { name: new RegExp(`\\(${ZONE}\\)`) }).first().waitFor();
