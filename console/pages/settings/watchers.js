@@ -58,8 +58,8 @@ const MEDIA = [
 ];
 const DURATION_HINT = "e.g. 30s, 5m, 2h";
 /**
- * A velocity tag's threshold may be an ISO 20816-3 zone (docs/api-tour.md "Severity", EXTENSIONS
- * §9): `zone:A`…`zone:D`, compared with `>=` (that zone or worse) or `==` (that zone) only.
+ * A velocity tag's threshold may be an ISO 20816-3 zone (docs/api-tour.md, "Severity, bearing evidence and the envelope spectrum"):
+ * `zone:A`…`zone:D`, compared with `>=` (that zone or worse) or `==` (that zone) only.
  */
 const ZONES = ["A", "B", "C", "D"];
 const ZONE_COMPARISONS = [">=", "=="];
