@@ -370,6 +370,8 @@ describe("the watcher form", () => {
     await expect(condition.getByLabel("Comparison").locator("option").allTextContents()).resolves.toEqual([">=", "=="]);
     await expect(condition.getByLabel("Comparison").inputValue()).resolves.toBe(">=");
     await expect(condition.getByLabel("Threshold (mm/s)").isDisabled()).resolves.toBe(true);
+    await condition.scrollIntoViewIfNeeded();
+    await shot(page, "console-shift-watcher-zone-form");
     await form.getByRole("button", { name: "Create" }).click();
     await page.getByText(/Successfully created watcher with ID/).waitFor();
 

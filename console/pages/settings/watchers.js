@@ -239,16 +239,6 @@ function ConditionLine({ c, i, path, monitors, change, remove, error }) {
     <${Field} as="select" label="Comparison" name=${`${path}.comparison`} error=${error} value=${c.comparison} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ comparison: e.currentTarget.value })}>
       ${(zone ? ZONE_COMPARISONS : COMPARISONS).map((op) => html`<option value=${op}>${op}</option>`)}
     </${Field}>
-    ${zoned
-      ? html`<${Field} as="select" label="Zone" name=${`${path}.zone`} error=${error} value=${zone ?? ""} hint="ISO 20816-3 velocity zone, instead of a number"
-          onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
-            const z = e.currentTarget.value;
-            change(z ? { threshold: `zone:${z}`, ...(ZONE_COMPARISONS.includes(c.comparison) ? {} : { comparison: ">=" }) } : { threshold: "" });
-          }}>
-          <option value="">No zone: a number</option>
-          ${ZONES.map((z) => html`<option value=${z}>${zoneWords(z, c.comparison)}</option>`)}
-        </${Field}>`
-      : null}
     <${Field}
       label=${tag?.tag_unit ? `Threshold (${tag.tag_unit})` : "Threshold"}
       disabled=${zone !== null}
@@ -259,6 +249,16 @@ function ConditionLine({ c, i, path, monitors, change, remove, error }) {
       value=${zone ? "" : c.threshold}
       onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => change({ threshold: e.currentTarget.value })}
     />
+    ${zoned
+      ? html`<div class="zone-choice"><${Field} as="select" label="Zone" name=${`${path}.zone`} error=${error} value=${zone ?? ""}
+          onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
+            const z = e.currentTarget.value;
+            change(z ? { threshold: `zone:${z}`, ...(ZONE_COMPARISONS.includes(c.comparison) ? {} : { comparison: ">=" }) } : { threshold: "" });
+          }}>
+          <option value="">No zone: a number</option>
+          ${ZONES.map((z) => html`<option value=${z}>${zoneWords(z, c.comparison)}</option>`)}
+        </${Field}></div>`
+      : null}
     <${RowButton} label="Remove" what=${`condition ${i + 1}`} onClick=${remove} />
   </div>`;
 }
