@@ -384,6 +384,11 @@ describe("the watcher form", () => {
     const row = page.getByRole("row").filter({ has: page.getByText("Vibration zone watch", { exact: true }) });
     await row.getByText(/vib in ISO 20816 zone C or worse/).waitFor();
     await shot(page, "console-shift-watcher-zone");
+    // Opened again, the form shows the zone chosen, not a number.
+    await row.getByRole("button", { name: /^Edit/ }).click();
+    const edited = page.getByRole("form", { name: "Edit watcher Vibration zone watch" }).getByRole("group", { name: "Condition 1" });
+    await expect(edited.getByLabel("Zone").inputValue()).resolves.toBe("C");
+    await expect(edited.getByLabel("Threshold (mm/s)").isDisabled()).resolves.toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   });
