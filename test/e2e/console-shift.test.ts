@@ -159,6 +159,17 @@ async function timesCarry(page: Page, zone: string, what: string): Promise<void>
   if (unlabelled.length > 0) throw new Error(`${what}: times without (${zone}): ${unlabelled.join(" | ")}`);
 }
 
+/** A time as the console writes it in ZONE on the 12-hour clock, with seconds: "2026-11-28 9:05:12 AM". */
+function inChatham(ts: number): string {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-GB", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+      .formatToParts(new Date(ts))
+      .map((x) => [x.type, x.value]),
+  );
+  const h = Number(p.hour);
+  return `${p.year}-${p.month}-${p.day} ${h % 12 || 12}:${p.minute}:${p.second} ${h < 12 ? "AM" : "PM"}`;
+}
+
 describe("one clock", () => {
   it("writes every time on the alert, asset, pipeline, energy and notebook pages in the chosen zone, labelled, on the 24-hour clock or not", async () => {
     const { context, page, errors } = await c.open();
@@ -170,6 +181,12 @@ describe("one clock", () => {
         (res) => res.status === 200 && res.body.length > 0,
       )
     ).body;
+    // Two vibration captures a minute apart, for the spectrum's and the waterfall's times.
+    const captured = [Date.now() - 120_000, Date.now() - 60_000];
+    for (const ts of captured) {
+      const samples = Array.from({ length: 4096 }, (_, i) => Math.sin((2 * Math.PI * 29.5 * i) / 4096));
+      await expect(c.t.node.broker.call("cm.ingest.waveform", { monitor_id: place.monitor_id, tag: "Vibration", axis: "x", ts, sample_rate_hz: 4096, samples })).resolves.toEqual({ stored: true });
+    }
     await signIn(page, c.t.baseUrl, ADMIN, `#/alerts/${alert._id}`);
     await page.getByText("Display", { exact: true }).click();
     await page.getByLabel("Display time zone").selectOption(ZONE);
@@ -186,6 +203,16 @@ describe("one clock", () => {
     await page.getByRole("region", { name: "Alarms" }).getByRole("link", { name: "Bearing hot" }).waitFor();
     await page.getByText(/updated \d{4}-/).waitFor();
     await timesCarry(page, ZONE, "asset");
+    // The spectrum's capture and the waterfall's rows and caption on the same clock, in the same zone.
+    const spectrum = page.getByRole("heading", { name: "Spectrum", exact: true }).locator("..");
+    await expect(spectrum.getByText(/^Capture of/).textContent()).resolves.toContain(`Capture of ${inChatham(captured[1])} (${ZONE})`);
+    const waterfall = page.getByRole("img", { name: /^Waterfall of 2 captures of Vibration axis x/ });
+    await waterfall.waitFor();
+    const rows = (await waterfall.getAttribute("aria-label")) ?? "";
+    expect(rows).toContain(`rows from the back: ${inChatham(captured[0])}, ${inChatham(captured[1])} (${ZONE})`);
+    await expect(page.locator("figcaption").filter({ hasText: "2 captures of Vibration" }).textContent()).resolves.toContain(
+      `from ${inChatham(captured[0])} (${ZONE}) (back) to ${inChatham(captured[1])} (${ZONE}) (front)`,
+    );
 
     await page.goto(`${c.t.baseUrl}/#/pipelines/${gw.id}?plant_id=${place.plant_id}`);
     await page.getByRole("region", { name: "Shift gateway" }).getByRole("cell", { name: new RegExp(`\\(${ZONE}\\)`) }).first().waitFor();
@@ -303,6 +330,65 @@ describe("the watcher form", () => {
     expect(made).toBeDefined();
     const watcher = (await c.t.http<{ triggers: { minimum_duration: string; condition: { threshold: string }[] }[] }>("GET", `/_alerting/watchers/${made?.watcher_id}`)).body;
     expect(watcher.triggers[0]).toMatchObject({ minimum_duration: "30s", condition: [expect.objectContaining({ threshold: "72.5" })] });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("takes an ISO 20816 zone as the threshold of a velocity tag (>= or == only), a number elsewhere, and lists the saved watcher with its zone", async () => {
+    // A gateway of its own (one watcher per gateway), reading a monitor of its own (one gateway per monitor).
+    const reader = (await c.t.http<{ id: string }>("POST", "/_config/monitors", { body: { monitor_name: "Zone reader", monitor_type: "process-monitor", function_id: place.function_id } })).body.id;
+    await createEdge(c.t, { ...gatewayBody(place, "Zone gateway"), registration: [{ monitor_id: reader, slave_id: "2", registered_by_asset: false }] });
+    const { context, page, errors } = await c.open();
+    await signIn(page, c.t.baseUrl, ADMIN, "#/settings/watchers");
+    await page.getByRole("button", { name: "New watcher" }).click();
+    const form = page.getByRole("form", { name: "New watcher" });
+    await form.getByLabel("Watcher name").fill("Vibration zone watch");
+    await form.getByLabel("Site").selectOption({ label: `Site ${NAME}` });
+    await form.getByLabel("Plant").selectOption({ label: `Plant ${NAME}` });
+    await form.getByLabel("Function").selectOption({ label: `Cooling ${NAME}` });
+    const gateway = form.getByLabel("Gateway");
+    await gateway.locator("option", { hasText: "Zone gateway" }).waitFor({ state: "attached" });
+    await gateway.selectOption({ label: `Zone gateway (Cooling ${NAME})` });
+    const trigger = form.getByRole("group", { name: "Trigger 1" });
+    await trigger.getByLabel("Trigger name").fill("Vibration in zone C");
+    await trigger.getByRole("group", { name: "Notify users" }).getByLabel("admin@localhost").check();
+    const condition = trigger.getByRole("group", { name: "Condition 1" });
+    await condition.getByLabel("Monitor").selectOption({ label: `Bearing ${NAME}` });
+
+    // A temperature takes a number only: no zone is offered.
+    await condition.getByLabel("Tag").selectOption({ label: "Temperature (C)" });
+    await condition.getByLabel("Threshold (C)").waitFor();
+    await expect(condition.getByLabel("Zone").count()).resolves.toBe(0);
+
+    // The velocity tag (mm/s of a condition monitor) takes a zone, in plain words.
+    await condition.getByLabel("Tag").selectOption({ label: "Vibration (mm/s)" });
+    await condition.getByLabel("Comparison").selectOption("<");
+    const zone = condition.getByLabel("Zone");
+    await expect(zone.locator("option").allTextContents()).resolves.toEqual(["No zone: a number", "ISO 20816 zone A or worse", "ISO 20816 zone B or worse", "ISO 20816 zone C or worse", "ISO 20816 zone D or worse"]);
+    await zone.selectOption({ label: "ISO 20816 zone C or worse" });
+    // With a zone, the comparisons are >= and == only (the one chosen before moves to >=), and the number is not taken.
+    await expect(condition.getByLabel("Comparison").locator("option").allTextContents()).resolves.toEqual([">=", "=="]);
+    await expect(condition.getByLabel("Comparison").inputValue()).resolves.toBe(">=");
+    await expect(condition.getByLabel("Threshold (mm/s)").isDisabled()).resolves.toBe(true);
+    await condition.scrollIntoViewIfNeeded();
+    await shot(page, "console-shift-watcher-zone-form");
+    await form.getByRole("button", { name: "Create" }).click();
+    await page.getByText(/Successfully created watcher with ID/).waitFor();
+
+    const list = (await c.t.http<{ watcher_id: string; watcher_name: string }[]>("GET", `/_alerting/watchers/_list?function_id=${place.function_id}`)).body;
+    const made = list.find((w) => w.watcher_name === "Vibration zone watch");
+    expect(made).toBeDefined();
+    const watcher = (await c.t.http<{ triggers: { condition: { comparison: string; tag_id: string; threshold: string }[] }[] }>("GET", `/_alerting/watchers/${made?.watcher_id}`)).body;
+    expect(watcher.triggers[0].condition).toEqual([expect.objectContaining({ comparison: ">=", tag_id: "vib", threshold: "zone:C" })]);
+    // The list says the zone in the same words.
+    const row = page.getByRole("row").filter({ has: page.getByText("Vibration zone watch", { exact: true }) });
+    await row.getByText(/vib in ISO 20816 zone C or worse/).waitFor();
+    await shot(page, "console-shift-watcher-zone");
+    // Opened again, the form shows the zone chosen, not a number.
+    await row.getByRole("button", { name: /^Edit/ }).click();
+    const edited = page.getByRole("form", { name: "Edit watcher Vibration zone watch" }).getByRole("group", { name: "Condition 1" });
+    await expect(edited.getByLabel("Zone").inputValue()).resolves.toBe("C");
+    await expect(edited.getByLabel("Threshold (mm/s)").isDisabled()).resolves.toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   });

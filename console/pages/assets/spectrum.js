@@ -11,6 +11,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import { api, get } from "../../lib/api.js";
+import { clockKey, displayZone, formatTime } from "../../lib/prefs.js";
 import { ErrorNote, Field, html, num, time, useData } from "../../lib/ui.js";
 
 const GREY = "#4d5963";
@@ -326,8 +327,11 @@ function tickStep(fMax, px) {
   return [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
 }
 
-/** "Nov 25, 17:37:52": a capture's time where room is short (captures may be seconds apart). */
-const shortTime = (/** @type {number} */ ms) => new Date(ms).toLocaleString(undefined, { month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+/**
+ * A waterfall row's capture time, on the console's one clock (captures may be seconds apart): the
+ * zone is named once, in the caption under it, as a chart's axis names it.
+ */
+const rowTime = (/** @type {number} */ ms) => formatTime(ms, { seconds: true, label: false });
 
 const WF = { left: 118, right: 16, top: 12, bottom: 30, rowGap: 20, traceH: 80, depth: 4 };
 
@@ -336,9 +340,9 @@ const WF = { left: 118, right: 16, top: 12, bottom: 30, rowGap: 20, traceH: 80, 
  * behind it. `traces` ascending by time. Answers the rows' baselines for hit-testing.
  * @param {HTMLCanvasElement} canvas
  * @param {Trace[]} traces
- * @param {{ fMax: number, selectedTs: number | null | undefined, unit: string }} view
+ * @param {{ fMax: number, selectedTs: number | null | undefined, unit: string, times: string[] }} view `times`: each trace's row time
  */
-function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
+function drawWaterfall(canvas, traces, { fMax, selectedTs, unit, times }) {
   const cssW = canvas.clientWidth || 800;
   const rows = traces.length;
   const cssH = WF.top + WF.traceH + (rows - 1) * WF.rowGap + WF.bottom;
@@ -350,7 +354,11 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cssW, cssH);
-  const plotW = Math.max(50, cssW - WF.left - WF.right - (rows - 1) * WF.depth);
+  ctx.font = "11px system-ui, sans-serif";
+  // The row times are as wide as the clock makes them (a 12-hour time is longer): the traces start after the widest.
+  const labels = traces.map((t, i) => `${t.ts === selectedTs ? "▶ " : ""}${times[i]}`);
+  const left = Math.max(WF.left, Math.ceil(Math.max(0, ...labels.map((l) => ctx.measureText(l).width))) + 12);
+  const plotW = Math.max(50, cssW - left - WF.right - (rows - 1) * WF.depth);
   const columns = Math.round(plotW);
   const cols = traces.map((t) => columnsOf(t.bins, fMax, columns));
   let top = 0;
@@ -358,12 +366,11 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   top = top || 1;
   /** @type {number[]} */
   const baselines = [];
-  ctx.font = "11px system-ui, sans-serif";
   ctx.textBaseline = "middle";
   // Back to front: the oldest first, each newer trace painted over it.
   for (let i = 0; i < rows; i++) {
     const depth = rows - 1 - i;
-    const x0 = WF.left + depth * WF.depth;
+    const x0 = left + depth * WF.depth;
     const y0 = cssH - WF.bottom - depth * WF.rowGap;
     baselines[i] = y0;
     const c = cols[i];
@@ -380,7 +387,7 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
     ctx.stroke();
     ctx.fillStyle = selected ? SELECTED : "#5b6570";
     ctx.textAlign = "right";
-    ctx.fillText(`${selected ? "▶ " : ""}${shortTime(traces[i].ts)}`, WF.left - 6, y0);
+    ctx.fillText(labels[i], left - 6, y0);
   }
   // The frequency axis under the newest trace.
   const yAxis = cssH - WF.bottom;
@@ -390,7 +397,7 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
   for (let f = 0; f <= fMax + 1e-9; f += step) {
-    const x = WF.left + (f / fMax) * plotW;
+    const x = left + (f / fMax) * plotW;
     ctx.beginPath();
     ctx.moveTo(x, yAxis);
     ctx.lineTo(x, yAxis + 4);
@@ -398,7 +405,7 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
     ctx.fillText(`${Number(f.toFixed(6))}`, x, yAxis + 6);
   }
   ctx.textAlign = "left";
-  ctx.fillText(`Hz · height: amplitude (${unit || "tag unit"}), largest ${num(top, unit, 3)}`, WF.left + plotW + 4 > cssW - 200 ? WF.left : WF.left + plotW + 4, yAxis + 18 > cssH - 12 ? yAxis + 6 : yAxis + 18);
+  ctx.fillText(`Hz · height: amplitude (${unit || "tag unit"}), largest ${num(top, unit, 3)}`, left + plotW + 4 > cssW - 200 ? left : left + plotW + 4, yAxis + 18 > cssH - 12 ? yAxis + 6 : yAxis + 18);
   return baselines;
 }
 
@@ -409,17 +416,21 @@ function drawWaterfall(canvas, traces, { fMax, selectedTs, unit }) {
 export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
   const canvas = useRef(/** @type {HTMLCanvasElement | null} */ (null));
   const baselines = useRef(/** @type {number[]} */ ([]));
+  // The rows' times, drawn and named alike (the zone once, at the end).
+  const times = traces.map((t) => rowTime(t.ts));
+  const key = clockKey(null);
   useEffect(() => {
     const el = canvas.current;
     if (!el || traces.length === 0) return undefined;
     const draw = () => {
-      baselines.current = drawWaterfall(el, traces, { fMax, selectedTs, unit });
+      baselines.current = drawWaterfall(el, traces, { fMax, selectedTs, unit, times });
     };
     draw();
     const ro = new ResizeObserver(draw);
     ro.observe(el);
     return () => ro.disconnect();
-  }, [traces, fMax, selectedTs, unit]);
+    // The row times follow the display zone and clock at once.
+  }, [traces, fMax, selectedTs, unit, key]);
   /** @param {MouseEvent} e */
   const click = (e) => {
     const y = e.offsetY;
@@ -435,7 +446,7 @@ export function Waterfall({ traces, unit, fMax, selectedTs, onChoose, label }) {
     });
     if (best >= 0) onChoose(traces[best].ts);
   };
-  return html`<canvas class="waterfall" ref=${canvas} role="img" aria-label=${label} onClick=${click}></canvas>`;
+  return html`<canvas class="waterfall" ref=${canvas} role="img" aria-label=${`${label}; rows from the back: ${times.join(", ")} (${displayZone(null)})`} onClick=${click}></canvas>`;
 }
 
 const AXES = ["x", "y", "z"];

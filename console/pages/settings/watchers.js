@@ -57,6 +57,18 @@ const MEDIA = [
   { value: "whatsapp", label: "WhatsApp" },
 ];
 const DURATION_HINT = "e.g. 30s, 5m, 2h";
+/**
+ * A velocity tag's threshold may be an ISO 20816-3 zone (docs/api-tour.md, "Severity, bearing evidence and the envelope spectrum"):
+ * `zone:A`…`zone:D`, compared with `>=` (that zone or worse) or `==` (that zone) only.
+ */
+const ZONES = ["A", "B", "C", "D"];
+const ZONE_COMPARISONS = [">=", "=="];
+const zoneOfThreshold = (/** @type {unknown} */ threshold) => /^zone:([ABCD])$/.exec(String(threshold ?? ""))?.[1] ?? null;
+/** A zone condition in plain words: "ISO 20816 zone C or worse". */
+const zoneWords = (/** @type {string} */ zone, /** @type {string} */ comparison) => `ISO 20816 zone ${zone}${comparison === "==" ? "" : " or worse"}`;
+/** A condition monitor's tag in mm/s (the service's `isVelocityTag`, lib/iso20816.ts). */
+const isVelocity = (/** @type {Monitor | undefined} */ monitor, /** @type {{ tag_unit?: string } | undefined} */ tag) =>
+  monitor?.monitor_type === "condition-monitor" && (tag?.tag_unit ?? "").trim() === "mm/s";
 
 /** Trigger ids are the watcher's own: unique within it, kept across edits. */
 const newId = () => `t-${Math.random().toString(36).slice(2, 8)}`;
@@ -150,7 +162,8 @@ function problemsOf({ name, function_id, gateway, watched, triggers }) {
       const at = `${path}.condition[${j}]`;
       if (!c.monitor_id) found[`${at}.monitor_id`] = SAY.monitor_id;
       else if (!c.tag_id) found[`${at}.tag_id`] = SAY.tag_id;
-      if (!isNumber(c.threshold)) found[`${at}.threshold`] = SAY.threshold;
+      // A zone comes from its own choice (never typed), with its comparisons only.
+      if (!zoneOfThreshold(c.threshold) && !isNumber(c.threshold)) found[`${at}.threshold`] = SAY.threshold;
     });
     if (t.deadband.trim() && !(isNumber(t.deadband) && Number(t.deadband) >= 0)) found[`${path}.deadband`] = SAY.deadband;
     if (t.clear_delay.trim() && !DURATION.test(t.clear_delay.trim())) found[`${path}.clear_delay`] = SAY.duration;
@@ -206,29 +219,46 @@ function ConditionLine({ c, i, path, monitors, change, remove, error }) {
   const monitor = monitors?.find((m) => m.monitor_id === c.monitor_id);
   const tags = monitor?.tags ?? [];
   const tag = tags.find((t) => t.tag_id === c.tag_id);
+  // A zone is offered on a velocity tag only; a zone kept from before stays shown until changed.
+  const zone = zoneOfThreshold(c.threshold);
+  const zoned = isVelocity(monitor, tag) || (zone !== null && !tag);
   return html`<div class="line" role="group" aria-label=${`Condition ${i + 1}`}>
-    <${Field} as="select" label="Monitor" name=${`${path}.monitor_id`} error=${error} value=${c.monitor_id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ monitor_id: e.currentTarget.value, tag_id: "" })}>
+    <${Field} as="select" label="Monitor" name=${`${path}.monitor_id`} error=${error} value=${c.monitor_id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ monitor_id: e.currentTarget.value, tag_id: "", ...(zone ? { threshold: "" } : {}) })}>
       <option value="">${monitors ? "Choose a monitor" : "Loading…"}</option>
       ${(monitors ?? []).map((m) => html`<option value=${m.monitor_id}>${m.monitor_name}</option>`)}
       ${c.monitor_id && monitors && !monitor ? html`<option value=${c.monitor_id}>${c.monitor_id}</option>` : null}
     </${Field}>
-    <${Field} as="select" label="Tag" name=${`${path}.tag_id`} error=${error} value=${c.tag_id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ tag_id: e.currentTarget.value })}>
+    <${Field} as="select" label="Tag" name=${`${path}.tag_id`} error=${error} value=${c.tag_id} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
+      const next = tags.find((t) => t.tag_id === e.currentTarget.value);
+      change({ tag_id: e.currentTarget.value, ...(zone && !isVelocity(monitor, next) ? { threshold: "" } : {}) });
+    }}>
       <option value="">Choose a tag</option>
       ${tags.map((t) => html`<option value=${t.tag_id}>${t.tag_name}${t.tag_unit ? ` (${t.tag_unit})` : ""}</option>`)}
       ${c.tag_id && !tag ? html`<option value=${c.tag_id}>${c.tag_id}</option>` : null}
     </${Field}>
     <${Field} as="select" label="Comparison" name=${`${path}.comparison`} error=${error} value=${c.comparison} onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => change({ comparison: e.currentTarget.value })}>
-      ${COMPARISONS.map((op) => html`<option value=${op}>${op}</option>`)}
+      ${(zone ? ZONE_COMPARISONS : COMPARISONS).map((op) => html`<option value=${op}>${op}</option>`)}
     </${Field}>
     <${Field}
       label=${tag?.tag_unit ? `Threshold (${tag.tag_unit})` : "Threshold"}
+      disabled=${zone !== null}
       name=${`${path}.threshold`}
       error=${error}
       type="number"
       step="any"
-      value=${c.threshold}
+      value=${zone ? "" : c.threshold}
       onInput=${(/** @type {ControlEvent<HTMLInputElement>} */ e) => change({ threshold: e.currentTarget.value })}
     />
+    ${zoned
+      ? html`<div class="zone-choice"><${Field} as="select" label="Zone" name=${`${path}.zone`} error=${error} value=${zone ?? ""}
+          onChange=${(/** @type {ControlEvent<HTMLSelectElement>} */ e) => {
+            const z = e.currentTarget.value;
+            change(z ? { threshold: `zone:${z}`, ...(ZONE_COMPARISONS.includes(c.comparison) ? {} : { comparison: ">=" }) } : { threshold: "" });
+          }}>
+          <option value="">No zone: a number</option>
+          ${ZONES.map((z) => html`<option value=${z}>${zoneWords(z, c.comparison)}</option>`)}
+        </${Field}></div>`
+      : null}
     <${RowButton} label="Remove" what=${`condition ${i + 1}`} onClick=${remove} />
   </div>`;
 }
@@ -476,7 +506,11 @@ function Windows({ watcher }) {
 
 /** @param {{ t: Trigger }} props */
 function TriggerSummary({ t }) {
-  const fields = [t.deadband ? `deadband ${t.deadband}` : null, t.clear_delay ? `clear delay ${t.clear_delay}` : null, t.escalation?.length ? `${t.escalation.length} escalation tier${t.escalation.length > 1 ? "s" : ""}` : null].filter(Boolean);
+  const zones = (t.condition ?? []).flatMap((c) => {
+    const zone = zoneOfThreshold(c.threshold);
+    return zone ? [`${c.tag_id} in ${zoneWords(zone, c.comparison)}`] : [];
+  });
+  const fields = [...zones, t.deadband ? `deadband ${t.deadband}` : null, t.clear_delay ? `clear delay ${t.clear_delay}` : null, t.escalation?.length ? `${t.escalation.length} escalation tier${t.escalation.length > 1 ? "s" : ""}` : null].filter(Boolean);
   return html`<li><${Severity} level=${levelOf(t.severity)} /> ${t.name} <span class="muted small">after ${t.minimum_duration}${fields.length ? ` · ${fields.join(" · ")}` : ""}</span></li>`;
 }
 
