@@ -130,11 +130,13 @@ export function readingsOfChunks(chunks: { data: Buffer }[], from: number, to: n
   return out;
 }
 
-/** Per-minute count, sum and extremes of readings (a chunk's minutes, for the rollups retention keeps). */
-export function minutesOf(r: Readings): { start: number; n: number; sum: number; min: number; max: number }[] {
+/** Count, sum and extremes of readings per epoch-aligned bucket of `size` ms (those `keep` takes), by bucket start. */
+export function bucketsOf(r: Readings, size: number, keep: (ts: number) => boolean = () => true): { start: number; n: number; sum: number; min: number; max: number }[] {
   const out = new Map<number, { start: number; n: number; sum: number; min: number; max: number }>();
   for (let i = 0; i < r.timestamps.length; i++) {
-    const start = Math.floor(r.timestamps[i]! / MINUTE_MS) * MINUTE_MS;
+    const ts = r.timestamps[i]!;
+    if (!keep(ts)) continue;
+    const start = Math.floor(ts / size) * size;
     const v = r.values[i]!;
     const m = out.get(start);
     if (!m) out.set(start, { start, n: 1, sum: v, min: v, max: v });
@@ -169,7 +171,7 @@ export async function deleteCompressedBefore(db: DataSource, site_id: string, be
       for (const c of batch) {
         const old = readingsOfChunks([c], -Infinity, before - 1);
         count += old.timestamps.length;
-        if (keepMinutes) for (const m of minutesOf(old)) minutes.push({ monitor_id: c.monitor_id, tag_id: c.tag_id, site_id, ...m });
+        if (keepMinutes) for (const m of bucketsOf(old, MINUTE_MS)) minutes.push({ monitor_id: c.monitor_id, tag_id: c.tag_id, site_id, ...m });
         if (c.last_ts < before) gone.push(c);
         else {
           const rest = readingsOfChunks([c], before, Infinity);

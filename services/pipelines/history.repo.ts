@@ -6,7 +6,7 @@
 import type { DataSource } from "typeorm";
 import type { MsRange } from "../../lib/buckets";
 import { HOUR_MS, MINUTE_MS } from "../../lib/time";
-import { mergeReadings, readingsOfChunks, type Readings } from "./chunks";
+import { bucketsOf, mergeReadings, readingsOfChunks, type Readings } from "./chunks";
 import { chunksOfMonitorHour, chunksOfSeries, COMPRESSED_HOUR, nextHourOfMonitor } from "./chunks.repo";
 import type { HistoryTiers, Part } from "./history";
 
@@ -120,22 +120,7 @@ export async function historyParts(db: DataSource, monitor_id: string, tag_id: s
 
 /** Readings inside any of the ranges, as a part per bucket. */
 function partsOf(r: Readings, ranges: MsRange[], bucket: number): Part[] {
-  const byBucket = new Map<number, Part>();
-  for (let i = 0; i < r.timestamps.length; i++) {
-    const ts = r.timestamps[i]!;
-    if (!ranges.some((x) => ts >= x.from && ts <= x.to)) continue;
-    const v = r.values[i]!;
-    const b = Math.floor(ts / bucket) * bucket;
-    const p = byBucket.get(b);
-    if (!p) byBucket.set(b, { bucket: b, n: 1, sum: v, min: v, max: v });
-    else {
-      p.n++;
-      p.sum += v;
-      p.min = Math.min(p.min, v);
-      p.max = Math.max(p.max, v);
-    }
-  }
-  return [...byBucket.values()];
+  return bucketsOf(r, bucket, (ts) => ranges.some((x) => ts >= x.from && ts <= x.to)).map(({ start, ...p }) => ({ bucket: start, ...p }));
 }
 
 /** A tag's readings in the range, raw and compressed, oldest first, at most `limit` (one snapshot of both). */
