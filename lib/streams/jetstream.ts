@@ -21,8 +21,12 @@
  * interest retention: the server deletes a message once every consumer whose subject it matches
  * has acked (or terminated) it, and at most STREAM_MAX_AGE_S after. Each declared group's
  * partition consumers are made with the stream, before anything is published to it, so no
- * message finds a group without its consumer. It holds at most STREAM_MAX_BYTES (discard new: a
- * publish past it is refused, the outbox keeps the message, hasRoom says no). A stream made
+ * message finds a group without its consumer. It holds about STREAM_MAX_BYTES at most: hasRoom
+ * says no once its bytes reach it (looked up in the background), so ingestion answers 503 and
+ * the outbox keeps what it has. Not JetStream's own max_bytes: the server reserves a stream's
+ * max_bytes of its storage when the stream is made, so a few namespaces of 1 GiB streams used up
+ * a server's JetStream storage ("insufficient storage resources available") holding nothing; a
+ * stream made with it has it taken off at start. A stream made
  * before, with limits retention, cannot be turned into one (JetStream cannot change a stream's
  * retention): it goes on as it is until every consumer of it has nothing pending, is then sealed
  * (a publish is refused and waits in the outbox), and once what came meanwhile is taken too, it
@@ -244,16 +248,14 @@ export class JetStreamAdapter implements StreamAdapter {
     }));
   }
 
-  /** `conveyor`: interest retention bounded by STREAM_MAX_BYTES; else limits retention (every message until its age). */
+  /** `conveyor`: interest retention (bounded by hasRoom, not by max_bytes: see above); else limits retention (every message until its age). */
   private streamConfig(name: string, subjects: string[], conveyor: boolean): Partial<StreamConfig> & { name: string } {
-    const maxBytes = this.settings.maxBytes ?? 0;
     return {
       name,
       subjects,
       storage: StorageType.File,
       retention: conveyor ? RetentionPolicy.Interest : RetentionPolicy.Limits,
       max_age: nanos(this.settings.maxAgeS * 1000),
-      ...(conveyor && maxBytes > 0 ? { max_bytes: maxBytes, discard: DiscardPolicy.New } : {}),
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       num_replicas: this.replicas,
     };
@@ -280,11 +282,11 @@ export class JetStreamAdapter implements StreamAdapter {
       }
       if ((existing.config.num_replicas || 1) !== this.replicas) await this.scale(name);
       if (conveyor && existing.config.retention !== RetentionPolicy.Interest) this.replaceWhenDrained(stream);
-      else if (conveyor && ((existing.config.max_bytes ?? -1) !== (config.max_bytes ?? -1) || existing.config.max_age !== config.max_age)) {
-        // STREAM_MAX_BYTES or STREAM_MAX_AGE_S changed: JetStream changes both in place.
+      else if (conveyor && ((existing.config.max_bytes ?? -1) !== -1 || existing.config.max_age !== config.max_age)) {
+        // STREAM_MAX_AGE_S changed, or the stream was made with a max_bytes (its reservation given back): changed in place.
         const now = await jsm.streams.info(name);
         await jsm.streams
-          .update(name, { ...now.config, max_age: config.max_age, max_bytes: config.max_bytes ?? -1, discard: config.discard ?? DiscardPolicy.Old })
+          .update(name, { ...now.config, max_age: config.max_age, max_bytes: -1, discard: DiscardPolicy.Old })
           .catch((err: unknown) => this.logger.warn(`stream ${name} keeps its bounds: ${errorText(err)}`));
       }
     } else {
