@@ -81,7 +81,7 @@ export async function listed(c: Cluster, h: Hierarchy, id: string): Promise<List
   return p;
 }
 
-/** What a pipeline stored of a tag: `ts:value` texts, sorted (a reading stored twice shows twice). */
+/** What a pipeline stored of a tag: `ts:value` texts, sorted (a reading stored twice shows twice); raw rows: the cluster runs with RAW_READINGS_ONLY. */
 export async function stored(db: Client, pipeline_id: string, tag_id: string): Promise<string[]> {
   const { rows } = await db.query<{ t: string; value: number }>(
     `SELECT (extract(epoch FROM ts) * 1000)::bigint AS t, value FROM pipelines.readings WHERE pipeline_id = $1 AND tag_id = $2 ORDER BY ts, value`,

@@ -10,6 +10,7 @@ import mysql from "mysql2/promise";
 import { Client } from "pg";
 import { instantOf } from "../../lib/time-zone";
 import { pollUntil, startCluster, type Cluster, type ServiceProcess } from "../helpers/cluster";
+import { RAW_READINGS_ONLY } from "../helpers/node";
 import { listed, sorted, startSqlPipeline, stored } from "../helpers/collectors";
 import type { TestNode } from "../helpers/node";
 import { hierarchy, type Hierarchy } from "../e2e/pipelines-fixtures";
@@ -57,7 +58,7 @@ async function holderPid(pipeline_id: string): Promise<number | null> {
 beforeAll(async () => {
   my = await mysql.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
   await my.query(`CREATE DATABASE ${scratch}`);
-  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { MQTT_PORT: "0" } });
+  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { ...RAW_READINGS_ONLY, MQTT_PORT: "0" } });
   db = new Client({ connectionString: cluster.db!.url });
   await db.connect();
   h = await hierarchy(cluster as unknown as TestNode, "CollF");

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { freePort, pollUntil, startCluster, type Cluster, type ServiceProcess } from "../helpers/cluster";
+import { RAW_READINGS_ONLY } from "../helpers/node";
 import { action, listed, stored } from "../helpers/collectors";
 import type { TestNode } from "../helpers/node";
 import { OpcuaTestServer } from "../helpers/opcua";
@@ -27,7 +28,7 @@ let port: number;
 beforeAll(async () => {
   port = await freePort();
   server = await OpcuaTestServer.start(port, path.join(pki, "server"));
-  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { MQTT_PORT: "0" } });
+  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { ...RAW_READINGS_ONLY, MQTT_PORT: "0" } });
   db = new Client({ connectionString: cluster.db!.url });
   await db.connect();
   collector = cluster.addProcess(["collectors"], { SOURCE_ALLOW: "127.0.0.0/8", OPCUA_PKI_DIR: path.join(pki, "client") });

@@ -13,6 +13,7 @@ import mysql from "mysql2/promise";
 import { Client } from "pg";
 import { instantOf } from "../../lib/time-zone";
 import { pollUntil, startCluster, type Cluster, type ServiceProcess } from "../helpers/cluster";
+import { RAW_READINGS_ONLY } from "../helpers/node";
 import { action, listed, sorted, startSqlPipeline, stored } from "../helpers/collectors";
 import type { TestNode } from "../helpers/node";
 import { PgServer } from "../helpers/pg-server";
@@ -42,7 +43,7 @@ beforeAll(async () => {
   await my.query(`CREATE DATABASE ${scratch}`);
   await my.query(`CREATE USER IF NOT EXISTS '${user}'@'%' IDENTIFIED BY 'right-one'`);
   await my.query(`CREATE USER IF NOT EXISTS '${user}'@'localhost' IDENTIFIED BY 'right-one'`);
-  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { MQTT_PORT: "0" } });
+  cluster = await startCluster({ processes: [["api", "auth", "config", "pipelines"]], env: { ...RAW_READINGS_ONLY, MQTT_PORT: "0" } });
   db = new Client({ connectionString: cluster.db!.url });
   await db.connect();
   collector = cluster.addProcess(["collectors"], { SOURCE_ALLOW: "127.0.0.0/8", COLLECTOR_PAGE_ROWS: "4" });
