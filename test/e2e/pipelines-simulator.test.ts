@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "pg";
-import { startTestNode, type TestNode } from "../helpers/node";
+import { RAW_READINGS_ONLY, startTestNode, type TestNode } from "../helpers/node";
 import { createEdge, edgeBody, eventually, hierarchy, type Hierarchy } from "./pipelines-fixtures";
 
 let t: TestNode;
@@ -19,7 +19,7 @@ let backfiller: ChildProcess | undefined;
 let output = "";
 
 beforeAll(async () => {
-  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"] });
+  t = await startTestNode({ services: ["api", "auth", "config", "pipelines"], env: { ...RAW_READINGS_ONLY } });
   pg = new Client({ connectionString: t.db.url });
   await pg.connect();
   h = await hierarchy(t, "Sim");
