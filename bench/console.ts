@@ -13,7 +13,7 @@
  *      load fetched (target < 250 KB), and all bytes (HTML, CSS, JS).
  *   4. The spectrum of 32,768 bins drawn on the asset page: the draw time the spectrum component
  *      reports (`data-draw-ms`), BENCH_CONSOLE_LOADS times (target < 100 ms).
- *   5. Issue 31, each against the console before it (BASE_REV, its files served to the same
+ *   5. The console for the people on shift (docs/console.md), each against the console before it (BASE_REV, its files served to the same
  *      browser in the same run, interleaved): first meaningful paint of the overview and the asset
  *      page; alarm-to-screen latency, BENCH_CONSOLE_ALARMS (10) alarms each: a reading posted
  *      through the gateway's ingest route → the New alarm banner shown on the Assets view (before:
@@ -36,7 +36,7 @@ import { seedPartitions, seedRollups, seedSeries } from "./history-seed";
 const LOADS = Number(process.env.BENCH_CONSOLE_LOADS ?? 10);
 const ALARMS = Number(process.env.BENCH_CONSOLE_ALARMS ?? 10);
 const IDLE_S = Number(process.env.BENCH_CONSOLE_IDLE_S ?? 60);
-/** The console before issue 31: its files are served in its place to measure against it. */
+/** The console before the shift views (docs/console.md): its files are served in its place to measure against it. */
 const BASE_REV = process.env.BENCH_CONSOLE_BASE ?? "71dca6d";
 const ALARM_P99_TARGET_MS = 2000;
 const SITES = 50;
@@ -148,7 +148,7 @@ async function spectrumDraws(browser: Browser, baseUrl: string, assetId: string)
 /** A console to measure: this working tree's, or BASE_REV's (read from git). */
 type Version = { label: string; rev: string | null };
 const VERSIONS: Version[] = [
-  { label: "before (issue 31's base)", rev: BASE_REV },
+  { label: "before (the shift views' base)", rev: BASE_REV },
   { label: "now", rev: null },
 ];
 const CONSOLE_DIR = path.join(__dirname, "..", "console");
@@ -335,7 +335,7 @@ async function main(): Promise<void> {
     met &&= drawOk;
     console.log(`Spectrum of 32,768 bins drawn, ${LOADS} draws: median ${draws.length ? median(draws).toFixed(1) : "—"} ms, max ${Math.max(...draws).toFixed(1)} ms (target < ${DRAW_TARGET_MS} ms: ${verdict(drawOk)})`);
 
-    console.log(`\nIssue 31, against the console of ${BASE_REV} served to the same browser in this run (interleaved):`);
+    console.log(`\nThe shift views, against the console of ${BASE_REV} served to the same browser in this run (interleaved):`);
     for (const [label, hash, kind] of [
       ["overview", "#/overview", "overview"],
       ["asset page", `#/assets/${asset}`, "asset"],
